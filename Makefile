@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce top-level build: the kernel module, the rdma-core provider, tests.
+#
+# KVER defaults to the running kernel when its build tree exists, else to
+# the newest kernel whose headers are installed (inside a CI container or
+# on a development host the running kernel is often not Debian's).
+
+KVER ?= $(shell k=$$(uname -r); \
+	if [ -d /lib/modules/$$k/build ]; then echo $$k; else \
+	ls -1d /lib/modules/*/build 2>/dev/null | sed 's,/lib/modules/,,;s,/build,,' | sort -V | tail -n1; fi)
+KDIR ?= /lib/modules/$(KVER)/build
+SROCE_VERSION := $(shell cat $(CURDIR)/VERSION)
+MODDIR := drivers/infiniband/sw/sroce
+DESTDIR ?=
+
+export KVER
+
+.PHONY: all module provider install uninstall clean check demo deps \
+	unit checkpatch sparse
+
+all: module provider
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run tools/deps.sh or set KVER" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) SROCE_VERSION=$(SROCE_VERSION) modules
+
+provider:
+	$(MAKE) -C tools/lib/sroce
+
+install: all
+	install -D -m 0644 $(MODDIR)/sroce.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
+	$(MAKE) -C tools/lib/sroce install DESTDIR=$(DESTDIR)
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
+	$(MAKE) -C tools/lib/sroce uninstall DESTDIR=$(DESTDIR)
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools/lib/sroce clean
+	-[ -f selftests/unit/Makefile ] && $(MAKE) -C selftests/unit clean
+	-[ -f selftests/verbs/Makefile ] && $(MAKE) -C selftests/verbs clean
+
+deps:
+	bash tools/deps.sh
+
+tests: all
+	[ ! -f selftests/verbs/Makefile ] || $(MAKE) -C selftests/verbs
+
+# The README's test command: dependencies, build, host unit tests and the
+# in-VM selftests.  The runner's last line is "N passed, N failed, ...".
+check: deps
+	$(MAKE) tests
+	selftests/run $(T)
+
+demo: deps
+	$(MAKE) tests
+	tools/demo.sh
+
+# Style gates for the module (not part of `check`: they need no VM).
+checkpatch:
+	$(KDIR)/scripts/checkpatch.pl --no-tree --terse -f $(MODDIR)/*[a-z]*.[ch] include/uapi/rdma/sroce-abi.h
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) SROCE_VERSION=$(SROCE_VERSION) C=2 modules

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ib_device: creation from `rdma link add`, its ops table, the device
+ * attributes it reports, and its release.
+ */
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_arp.h>
+#include <net/addrconf.h>
+#include <rdma/ib_umem.h>
+
+#include "sroce.h"
+
+/* Serialises the duplicate checks in sroce_device_add() with registration. */
+static DEFINE_MUTEX(sroce_device_mutex);
+
+static int sroce_device_query(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+	*attr = to_sdev(ibdev)->attr;
+	return 0;
+}
+
+/*
+ * Only what the module really implements is advertised; every object type
+ * that is not implemented yet reports a limit of zero.
+ */
+static void sroce_device_init_attr(struct sroce_dev *sdev)
+{
+	struct ib_device_attr *a = &sdev->attr;
+
+	memset(a, 0, sizeof(*a));
+	a->vendor_id = SROCE_VENDOR_ID;
+	a->fw_ver = 0;
+	a->sys_image_guid = sdev->ibdev.node_guid;
+	a->max_mr_size = U64_MAX;
+	a->page_size_cap = PAGE_SIZE;
+	a->max_pd = SROCE_MAX_PD;
+	a->max_mr = SROCE_MAX_MR;
+	a->max_pkeys = 1;
+	a->device_cap_flags = 0;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+}
+
+static void sroce_device_dealloc(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	if (sdev->snet)
+		sroce_net_put(sdev->snet);
+	sroce_table_destroy(&sdev->mr_table);
+	ida_destroy(&sdev->pd_ida);
+}
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = SROCE_DRIVER_ID,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_pd = sroce_pd_alloc,
+	.alloc_ucontext = sroce_ucontext_alloc,
+	.dealloc_driver = sroce_device_dealloc,
+	.dealloc_pd = sroce_pd_dealloc,
+	.dealloc_ucontext = sroce_ucontext_dealloc,
+	.dereg_mr = sroce_mr_dereg,
+	.device_group = &sroce_device_attr_group,
+	.get_dma_mr = sroce_mr_get_dma,
+	.get_link_layer = sroce_port_link_layer,
+	.get_port_immutable = sroce_port_immutable,
+	.query_device = sroce_device_query,
+	.query_pkey = sroce_port_query_pkey,
+	.query_port = sroce_port_query,
+	.reg_user_mr = sroce_mr_reg_user,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+/* The provider's marker: see SROCE_SYSFS_ABI_ATTR in sroce-abi.h. */
+static ssize_t sroce_abi_version_show(struct device *device,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SROCE_UVERBS_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(sroce_abi_version);
+
+static struct attribute *sroce_device_attrs[] = {
+	&dev_attr_parent.attr,
+	&dev_attr_sroce_abi_version.attr,
+	NULL,
+};
+
+const struct attribute_group sroce_device_attr_group = {
+	.attrs = sroce_device_attrs,
+};
+
+static int sroce_device_check_netdev(const char *name, struct net_device *ndev)
+{
+	struct ib_device *other;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err("sroce: %s: netdev %s is not Ethernet (type %u)\n",
+		       name, netdev_name(ndev), ndev->type);
+		return -EPROTONOSUPPORT;
+	}
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_err("sroce: device name %s is already in use\n", name);
+		return -EEXIST;
+	}
+	other = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
+	if (other) {
+		pr_err("sroce: %s: netdev %s already has sroce device %s\n",
+		       name, netdev_name(ndev), dev_name(&other->dev));
+		ib_device_put(other);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	sdev->ndev = ndev;
+	spin_lock_init(&sdev->port_lock);
+	sdev->port_state = IB_PORT_NOP;
+	ida_init(&sdev->pd_ida);
+	/* Keys are index << 8 | variant, so the index must fit 24 bits. */
+	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);
+
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	sroce_device_init_attr(sdev);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+}
+
+/*
+ * In exclusive rdma netns mode a device belongs to one namespace: make it
+ * its netdev's, so only processes there see it.  In shared mode (the
+ * default) devices stay in init_net and ib_core shows them in every
+ * namespace, as it does rxe's.  The device is not registered yet, so
+ * rdma_dev_access_netns() answers for its initial namespace, init_net:
+ * false means exclusive mode.
+ */
+static void sroce_device_set_netns(struct sroce_dev *sdev, struct net *net)
+{
+	if (!rdma_dev_access_netns(&sdev->ibdev, net))
+		write_pnet(&sdev->ibdev.coredev.rdma_net, net);
+}
+
+/*
+ * The netdev may start unregistering while we register.  Its notifier only
+ * finds registered devices, so check again under RTNL, which orders us
+ * against NETDEV_UNREGISTER.
+ */
+static bool sroce_device_netdev_gone(struct net_device *ndev)
+{
+	bool gone;
+
+	rtnl_lock();
+	gone = ndev->reg_state != NETREG_REGISTERED;
+	rtnl_unlock();
+	return gone;
+}
+
+int sroce_device_add(const char *name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	bool registered;
+	int err;
+
+	mutex_lock(&sroce_device_mutex);
+	err = sroce_device_check_netdev(name, ndev);
+	if (err)
+		goto err_unlock;
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto err_unlock;
+	}
+	sroce_device_init(sdev, ndev);
+
+	sdev->snet = sroce_net_get(dev_net(ndev));
+	if (IS_ERR(sdev->snet)) {
+		err = PTR_ERR(sdev->snet);
+		sdev->snet = NULL;
+		goto err_dealloc;
+	}
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+
+	sroce_device_set_netns(sdev, dev_net(ndev));
+
+	err = ib_register_device(&sdev->ibdev, name, NULL);
+	if (err) {
+		pr_err("sroce: %s: registration failed: %d\n", name, err);
+		goto err_dealloc;
+	}
+	/*
+	 * Once registered, a NETDEV_UNREGISTER may free the device at any
+	 * time; hold a reference of our own for the checks below.
+	 */
+	registered = ib_device_try_get(&sdev->ibdev);
+	mutex_unlock(&sroce_device_mutex);
+	if (!registered)
+		return -ENODEV;
+
+	if (sroce_device_netdev_gone(ndev)) {
+		ib_unregister_device_and_put(&sdev->ibdev);
+		return -ENODEV;
+	}
+	sroce_port_update(sdev);
+	ib_device_put(&sdev->ibdev);
+	pr_info("sroce: %s: added on %s\n", name, netdev_name(ndev));
+	return 0;
+
+err_dealloc:
+	/* Calls our dealloc_driver, which undoes sroce_device_init(). */
+	ib_dealloc_device(&sdev->ibdev);
+err_unlock:
+	mutex_unlock(&sroce_device_mutex);
+	return err;
+}

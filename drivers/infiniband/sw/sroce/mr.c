@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions: kernel DMA MRs and pinned user memory through ib_umem,
+ * and the key lookup and checks that the packet path will use.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <rdma/ib_umem.h>
+
+#include "sroce.h"
+
+/*
+ * lkey == rkey == index << 8 | variant.  The low byte is random so that a
+ * peer cannot guess a live rkey from the index alone.
+ */
+static u32 sroce_mr_key(u32 index)
+{
+	return index << 8 | get_random_u8();
+}
+
+static struct sroce_mr *sroce_mr_alloc(int access, enum sroce_mr_type type)
+{
+	struct sroce_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = type;
+	mr->access = access;
+	return mr;
+}
+
+/* Make @mr visible to lookups; after this the packet path may use it. */
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	int err;
+
+	err = sroce_table_add(&sdev->mr_table, &mr->obj);
+	if (err)
+		return err;
+	mr->ibmr.lkey = sroce_mr_key(mr->obj.index);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_mr_alloc(access, SROCE_MR_DMA);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->length = U64_MAX;
+	err = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int sroce_mr_map_umem(struct sroce_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter piter;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			return -EFAULT;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	mr->page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_mr_alloc(access, SROCE_MR_USER);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->iova = iova;
+	mr->length = length;
+
+	mr->umem = ib_umem_get(&sdev->ibdev, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err_free;
+	}
+	err = sroce_mr_map_umem(mr);
+	if (err)
+		goto err_release;
+	err = sroce_mr_publish(sdev, mr);
+	if (err)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	/* Waits until no packet is copying to or from the pages. */
+	sroce_table_remove(&to_sdev(ibmr->device)->mr_table, &mr->obj);
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
+
+/*
+ * Find the MR named by @key (an lkey or rkey) with a reference held.  The
+ * full key must match, not only its index: a stale key of a destroyed MR
+ * whose index was reused names nothing.
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_obj *obj;
+	struct sroce_mr *mr;
+
+	obj = sroce_table_get(&sdev->mr_table, key >> 8);
+	if (!obj)
+		return NULL;
+	mr = container_of(obj, struct sroce_mr, obj);
+	if (mr->ibmr.lkey != key) {
+		sroce_obj_put(obj);
+		return NULL;
+	}
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	sroce_obj_put(&mr->obj);
+}
+
+/*
+ * May @len bytes at @iova of @mr be accessed with @access by a QP of @pd?
+ * Written so that no sum can overflow.
+ */
+int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
+		   u64 iova, u64 len, int access)
+{
+	if (mr->ibmr.pd != &pd->ibpd)
+		return -EACCES;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (mr->type == SROCE_MR_DMA)
+		return 0;
+	if (iova < mr->iova || len > mr->length ||
+	    iova - mr->iova > mr->length - len)
+		return -ERANGE;
+	return 0;
+}
