@@ -67,3 +67,6 @@ checkpatch:
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) SROCE_VERSION=$(SROCE_VERSION) C=2 modules
+
+print-kver:
+	@echo $(KVER)

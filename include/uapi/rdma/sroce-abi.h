@@ -31,6 +31,16 @@ enum sroce_ucontext_caps {
 	SROCE_CAP_NONE = 0,
 };
 
+/*
+ * libsroce opens every context with this request.  A context opened
+ * without it (by librxe, say, which claims devices named "rxe*" when
+ * libsroce is not installed) is refused instead of misdriven.
+ */
+struct sroce_alloc_ucontext_req {
+	__u32 abi_version;	/* == SROCE_UVERBS_ABI_VERSION */
+	__u32 reserved;		/* must be zero */
+};
+
 struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* == SROCE_UVERBS_ABI_VERSION */
 	__u32 caps;		/* enum sroce_ucontext_caps */

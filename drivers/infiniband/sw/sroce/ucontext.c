@@ -4,6 +4,30 @@
  */
 #include "sroce.h"
 
+/* Only libsroce, speaking our ABI version, may open a context. */
+static int sroce_ucontext_check_req(struct ib_ucontext *ibuc,
+				    struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_req req;
+	int err;
+
+	if (udata->inlen < sizeof(req)) {
+		pr_warn_ratelimited("sroce: %s: context request without the sroce handshake (not libsroce?)\n",
+				    dev_name(&ibuc->device->dev));
+		return -EPROTONOSUPPORT;
+	}
+	err = ib_copy_from_udata(&req, udata, sizeof(req));
+	if (err)
+		return err;
+	if (req.abi_version != SROCE_UVERBS_ABI_VERSION || req.reserved) {
+		pr_warn_ratelimited("sroce: %s: provider speaks ABI %u, module %u\n",
+				    dev_name(&ibuc->device->dev),
+				    req.abi_version, SROCE_UVERBS_ABI_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	return 0;
+}
+
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
@@ -12,6 +36,11 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		.max_inline = 0,
 	};
 
+	int err;
+
+	err = sroce_ucontext_check_req(ibuc, udata);
+	if (err)
+		return err;
 	/* An older provider may ask for less; never write past its buffer. */
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }

@@ -1,0 +1,334 @@
+# shellcheck shell=bash
+# Helpers for sroce VM tests; source it from a test script:
+#
+#   . "$SROCE_TREE/selftests/lib.sh"
+#
+# Tests run inside a VM started by tools/qemu/run-test with cwd = repo root
+# and SROCE_TREE, KVER, SROCE_VM (A/B), SROCE_RESULTS (this VM's writable
+# output dir), SROCE_SHARED (results share seen by both VMs) and SROCE_SYNC
+# set. Most helpers also work on the host for debugging, but need root.
+
+: "${SROCE_TREE:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${KVER:=$(uname -r)}"
+: "${SROCE_VM:=A}"
+: "${SROCE_RESULTS:=${TMPDIR:-/tmp}}"
+: "${SROCE_SHARED:=$SROCE_RESULTS}"
+: "${SROCE_SYNC:=$SROCE_SHARED/sync}"
+export SROCE_TREE KVER SROCE_VM SROCE_RESULTS SROCE_SHARED SROCE_SYNC
+
+# SROCE_KO may be overridden from the host environment (run-test passes it).
+: "${SROCE_KO:=$SROCE_TREE/drivers/infiniband/sw/sroce/sroce.ko}"
+SROCE_PROVIDER=$SROCE_TREE/tools/lib/sroce/libsroce
+SROCE_PROVIDER_SO=$SROCE_PROVIDER-rdmav34.so
+
+# ---------------------------------------------------------------- TAP ----
+
+_TAP_N=0
+_TAP_FAILED=0
+_TAP_PLANNED=
+TAP_RC=0
+
+tap_plan() {
+	_TAP_PLANNED=$1
+	echo "1..$1"
+}
+
+# Whole test skipped (e.g. module not built). Counts as one skip.
+tap_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+tap_diag() {
+	local line
+	for line in "$@"; do
+		echo "# $line"
+	done
+}
+
+# Print a file (or stdin) as TAP diagnostics, at most 60 lines of it.
+tap_diag_file() {
+	sed -n '1,60s/^/# /p' "${1:-/dev/stdin}"
+}
+
+tap_ok() {
+	_TAP_N=$((_TAP_N + 1))
+	echo "ok $_TAP_N - $*"
+}
+
+# tap_fail DESC [DIAG...]
+tap_fail() {
+	_TAP_N=$((_TAP_N + 1))
+	_TAP_FAILED=$((_TAP_FAILED + 1))
+	echo "not ok $_TAP_N - $1"
+	shift
+	[ $# -eq 0 ] || tap_diag "$@"
+}
+
+# tap_skip DESC [REASON]
+tap_skip() {
+	_TAP_N=$((_TAP_N + 1))
+	echo "ok $_TAP_N - $1 # SKIP ${2:-}"
+}
+
+# tap_check DESC CMD [ARGS...]: one test point from a command's status.
+#
+# CMD runs in a subshell with errexit on, so a shell function made of
+# several steps fails at its first failing step (a plain `f || ...` would
+# silently ignore -e inside f). The flip side: variables it sets do not
+# reach the caller. Output goes to SROCE_RESULTS/tap-N.log and is shown as
+# diagnostics only on failure. Always returns 0 so a test goes on after a
+# failure; the status is in TAP_RC. Use tap_require to stop instead.
+tap_check() {
+	local desc=$1 log
+	shift
+	log=$SROCE_RESULTS/tap-$((_TAP_N + 1)).log
+	(set -e; "$@") >"$log" 2>&1 </dev/null &
+	TAP_RC=0
+	wait $! || TAP_RC=$?
+	if [ $TAP_RC = 0 ]; then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "command: $* (exit $TAP_RC)"
+		tap_diag_file "$log"
+	fi
+}
+
+# tap_require DESC CMD [ARGS...]: tap_check, but bail out on failure, for
+# steps the rest of the test cannot do without.
+tap_require() {
+	tap_check "$@"
+	[ $TAP_RC = 0 ] || tap_bail "required step failed: $1"
+}
+
+# Like tap_check but passes when the command fails.
+tap_check_fail() {
+	local desc=$1
+	shift
+	tap_check "$desc" _tap_not "$@"
+}
+
+_tap_not() {
+	(set -e; "$@") &
+	if wait $!; then return 1; fi
+}
+
+# Close the test: trailing plan if none was given, exit status.
+tap_done() {
+	if [ -z "$_TAP_PLANNED" ]; then
+		echo "1..$_TAP_N"
+	elif [ "$_TAP_PLANNED" != "$_TAP_N" ]; then
+		tap_diag "planned $_TAP_PLANNED tests but ran $_TAP_N"
+		exit 1
+	fi
+	[ $_TAP_FAILED = 0 ] || exit 1
+	exit 0
+}
+
+# Abort the whole test; the runner counts it as a failure.
+tap_bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# ------------------------------------------------------------- utils ----
+
+# wait_for TIMEOUT_S CMD [ARGS...]: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+# Mark a point in the kernel log, handy to line up dmesg with a test step.
+kmsg() {
+	echo "sroce-test: $*" >/dev/kmsg 2>/dev/null || true
+}
+
+# ping wrappers: iputils if present, busybox otherwise (both can ping v6).
+_ping() {
+	if command -v ping >/dev/null; then
+		ping "$@"
+	else
+		busybox ping "$@"
+	fi
+}
+
+ping4() { _ping -4 -c 1 -W 2 "$@"; }
+ping6() { _ping -6 -c 1 -W 2 "$@"; }
+
+# nsexec NS CMD...: run in a network namespace. CMD may be a function
+# from this file (ping4, ...): it is then run by a bash that sources us.
+nsexec() {
+	local ns=$1
+	shift
+	if [ "$(type -t "$1")" = function ]; then
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		ip netns exec "$ns" bash -c '. "$SROCE_TREE/selftests/lib.sh"; "$@"' nsexec "$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
+
+# ----------------------------------------------------- module/provider ----
+
+# sroce_install_modules KO...: copy modules into /lib/modules/$KVER/updates
+# and refresh the module indexes, so modprobe and kernel autoload
+# (request_module) find them. The root is a tmpfs overlay: the host's
+# /lib/modules is never touched.
+#
+# A real `depmod -a` in a TCG guest takes minutes (it reads every module
+# over 9p), so run-test precomputes its result on the host for the tree's
+# sroce.ko (tools/qemu/mkdepmod, passed as SROCE_DEPMOD). It is used only
+# when its manifest matches exactly what was installed; otherwise we fall
+# back to the slow depmod.
+sroce_install_modules() {
+	local ko dir=/lib/modules/$KVER
+	mkdir -p "$dir/updates"
+	for ko in "$@"; do
+		cp "$ko" "$dir/updates/"
+	done
+	if _depmod_prepared "$@"; then
+		cp "$SROCE_DEPMOD"/modules.* "$dir/"
+	else
+		echo "sroce_install_modules: no matching precomputed depmod, running depmod -a (slow)" >&2
+		depmod -a "$KVER"
+	fi
+}
+
+_depmod_prepared() {
+	local ko
+	[ -n "${SROCE_DEPMOD:-}" ] && [ -f "$SROCE_DEPMOD/manifest" ] || return 1
+	for ko in "$@"; do
+		grep -q " updates/$(basename "$ko")\$" "$SROCE_DEPMOD/manifest" || return 1
+	done
+	(cd "/lib/modules/$KVER" && sha256sum --status -c "$SROCE_DEPMOD/manifest")
+}
+
+# Load the RDMA core stack, then install the tree's sroce.ko so that
+# `rdma link add NAME type sroce netdev DEV` autoloads it through
+# request_module("rdma-link-sroce"). Does not load sroce itself.
+sroce_load() {
+	# All are modules (or built in) in Debian's 6.1; one exec for all.
+	modprobe -a ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || return 1
+	if [ ! -f "$SROCE_KO" ]; then
+		echo "sroce_load: $SROCE_KO not built" >&2
+		return 1
+	fi
+	sroce_install_modules "$SROCE_KO"
+}
+
+# sroce_unload [LINK...]: delete the given links, then unload the module
+# (its exit unregisters any device left). rdma(8) does not show a link's
+# type, so the caller names its links.
+sroce_unload() {
+	local dev
+	for dev in "$@"; do
+		rdma link delete "$dev" || true
+	done
+	if grep -q '^sroce ' /proc/modules; then
+		rmmod sroce
+	fi
+}
+
+# Point libibverbs at the tree's provider. libibverbs 44 accepts an
+# absolute path in a .driver file and appends "-rdmav34.so" itself.
+sroce_provider_setup() {
+	if [ ! -f "$SROCE_PROVIDER_SO" ]; then
+		echo "sroce_provider_setup: $SROCE_PROVIDER_SO not built" >&2
+		return 1
+	fi
+	mkdir -p /etc/libibverbs.d
+	echo "driver $SROCE_PROVIDER" >/etc/libibverbs.d/sroce.driver
+}
+
+# ----------------------------------------------------------- topology ----
+
+# True once DEV (in netns NS, if given) is operationally up: only then has
+# linkwatch attached its real qdisc; before, packets are dropped. Addresses
+# are added with nodad, so they are usable at once.
+_link_ready() {
+	case $(ip ${1:+-n "$1"} -o link show dev "$2") in
+	*"state UP"*) return 0 ;;
+	esac
+	return 1
+}
+
+# Two namespaces joined by a veth pair:
+#   ns1: v1 192.168.77.1/24 fd77::1/64  <->  ns2: v2 192.168.77.2/24 fd77::2/64
+topo_veth() {
+	topo_cleanup
+	modprobe veth
+	# ip -batch: each exec costs ~0.3 s under TCG, so one per namespace.
+	ip -b - <<-EOF
+		netns add ns1
+		netns add ns2
+		link add v1 mtu 1500 netns ns1 type veth peer name v2 mtu 1500 netns ns2
+	EOF
+	ip -n ns1 -b - <<-EOF
+		link set lo up
+		addr add 192.168.77.1/24 dev v1
+		addr add fd77::1/64 dev v1 nodad
+		link set v1 up
+	EOF
+	ip -n ns2 -b - <<-EOF
+		link set lo up
+		addr add 192.168.77.2/24 dev v2
+		addr add fd77::2/64 dev v2 nodad
+		link set v2 up
+	EOF
+	wait_for 10 _link_ready ns1 v1 && wait_for 10 _link_ready ns2 v2
+}
+
+topo_cleanup() {
+	ip netns del ns1 2>/dev/null || true
+	ip netns del ns2 2>/dev/null || true
+}
+
+# Two-VM link on eth0: VM A 192.168.78.1 fd78::1, VM B .2 / ::2.
+topo_twovm() {
+	local n
+	case $SROCE_VM in
+	A) n=1 ;;
+	B) n=2 ;;
+	*) echo "topo_twovm: SROCE_VM must be A or B" >&2; return 1 ;;
+	esac
+	ip -b - <<-EOF
+		link set eth0 mtu 1500 up
+		addr add 192.168.78.$n/24 dev eth0
+		addr add fd78::$n/64 dev eth0 nodad
+	EOF
+	wait_for 10 _link_ready "" eth0
+}
+
+# Address of the other VM.
+peer_ip4() { [ "$SROCE_VM" = A ] && echo 192.168.78.2 || echo 192.168.78.1; }
+peer_ip6() { [ "$SROCE_VM" = A ] && echo fd78::2 || echo fd78::1; }
+
+# ------------------------------------------------------- two-VM sync ----
+# Both VMs mount the same results share uncached, so a marker file made by
+# one is seen by the other on its next lookup. Names are free-form; use a
+# distinct name per step (e.g. "A-server-ready").
+
+sync_signal() {
+	mkdir -p "$SROCE_SYNC"
+	echo "$SROCE_VM" >"$SROCE_SYNC/$1.tmp.$SROCE_VM"
+	mv "$SROCE_SYNC/$1.tmp.$SROCE_VM" "$SROCE_SYNC/$1"
+}
+
+# sync_wait NAME [TIMEOUT_S=120]
+sync_wait() {
+	if ! wait_for "${2:-120}" test -e "$SROCE_SYNC/$1"; then
+		echo "sync_wait: timed out waiting for '$1'" >&2
+		return 1
+	fi
+}
+
+# Both VMs call sync_barrier NAME; returns once both have reached it.
+sync_barrier() {
+	sync_signal "$1.$SROCE_VM"
+	sync_wait "$1.A" "${2:-120}" && sync_wait "$1.B" "${2:-120}"
+}

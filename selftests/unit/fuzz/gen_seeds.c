@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Seed corpora for the fuzzers: one valid packet per opcode (with a few
+ * payload sizes) for fuzz_wire, IPv4/IPv6 frames around them for
+ * fuzz_icrc.  Usage: gen_seeds DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include "wire.h"
+#include "icrc.h"
+
+static void put(const char *dir, const char *sub, const char *name,
+		const uint8_t *p, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n) {
+		perror(path);
+		exit(1);
+	}
+	fclose(f);
+}
+
+static size_t mk_l3(uint8_t *f, bool v6, const uint8_t *l4, size_t n)
+{
+	size_t ip = v6 ? 40 : 20;
+
+	memset(f, 0, ip + 8);
+	f[0] = v6 ? 0x60 : 0x45;
+	if (!v6)
+		f[9] = 17;
+	else
+		f[6] = 17;
+	f[ip + 2] = SROCE_WIRE_UDP_PORT >> 8;
+	f[ip + 3] = SROCE_WIRE_UDP_PORT & 0xff;
+	memcpy(f + ip + 8, l4, n);
+	return ip + 8 + n;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t plens[] = { 0, 1, 4, 7 };
+	unsigned int op, i;
+	uint8_t pkt[256], fr[1 + 512];
+	char name[64];
+
+	if (argc != 2)
+		return 2;
+	mkdir(argv[1], 0755);
+	for (op = 0; op < 256; op++) {
+		const struct sroce_opcode_info *oi = sroce_wire_opcode_info(op);
+
+		if (!oi)
+			continue;
+		for (i = 0; i < 4; i++) {
+			struct sroce_pkt_hdr h = {
+				.opcode = op, .pkey = 0xffff, .dest_qpn = 0x11,
+				.psn = 0xfffff0 + i, .qkey = 0x80010000,
+			};
+			size_t pl = oi->flags & SROCE_OPF_PAYLOAD ? plens[i] : 0;
+			size_t hl, n;
+
+			h.pad = sroce_wire_pad(pl);
+			hl = sroce_wire_build(pkt, sizeof(pkt), &h);
+			memset(pkt + hl, 0x61, pl + h.pad + 4);
+			n = hl + pl + h.pad + 4;
+			snprintf(name, sizeof(name), "op%02x_%zu", op, pl);
+			put(argv[1], "fuzz_wire", name, pkt, n);
+			if (i > 1)
+				continue;
+			fr[0] = (uint8_t)i;
+			n = mk_l3(fr + 1, i, pkt, n - 4);
+			put(argv[1], "fuzz_icrc", name, fr, n + 1);
+		}
+	}
+	put(argv[1], "fuzz_aeth", "all", (const uint8_t *)"\x00\x1f\x20\x3f"
+	    "\x40\x60\x64\x65\xff\x00\x00\x80\x00", 13);
+	put(argv[1], "fuzz_psn", "wrap", (const uint8_t *)"\x00\xff\xff\xff"
+	    "\x00\x00\x00\x01\x00\x00\x00\x10", 12);
+	return 0;
+}
