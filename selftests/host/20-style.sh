@@ -23,7 +23,7 @@ checkpatch_run() {
 	local f out
 	out=$("$CACHE/scripts/checkpatch.pl" --no-tree --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $(find "$SROCE_TREE/drivers/infiniband/sw/sroce" -name '*.[ch]' ! -name '*.mod.c') \
+		-f $(find "$SROCE_TREE/drivers/infiniband/sw/sroce" "$SROCE_TREE/selftests/kmod" -name '*.[ch]' ! -name '*.mod.c') \
 		"$SROCE_TREE/include/uapi/rdma/sroce-abi.h" 2>&1 | grep -v '^total:') || true
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
