@@ -16,7 +16,7 @@ DESTDIR ?=
 
 export KVER
 
-.PHONY: all module provider install uninstall clean check demo deps \
+.PHONY: all module provider install uninstall clean check demo deps bench \
 	unit checkpatch sparse
 
 all: module provider
@@ -70,3 +70,8 @@ sparse:
 
 print-kver:
 	@echo $(KVER)
+
+# Benchmarks (not part of check): sroce against rxe in one VM run.
+bench: deps
+	$(MAKE) tests
+	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh

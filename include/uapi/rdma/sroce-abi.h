@@ -53,4 +53,142 @@ struct sroce_alloc_pd_resp {
 	__u32 reserved;
 };
 
+/*
+ * Shared rings
+ * ============
+ *
+ * SQ, RQ and CQ are rings in memory that the kernel allocates and the
+ * provider maps with mmap() at the offset the create response names.  A
+ * ring is a struct sroce_ring_hdr followed, at SROCE_RING_ENTRIES_OFFSET,
+ * by a power-of-two number of entries of a power-of-two stride.  Indices
+ * are free-running 32-bit counters; slot = index & (entries - 1).
+ *
+ * The producer writes an entry, then publishes it with a release store of
+ * prod; the consumer reads prod with an acquire load, copies the entry out
+ * and publishes cons.  The kernel never trusts a value userspace wrote:
+ * it keeps its own copy of the index it owns, copies a WQE before
+ * validating it, and treats an impossible prod (more than a ring ahead)
+ * as a fatal QP or CQ error.
+ *
+ * SQ: user produces, kernel consumes.  RQ: user produces, kernel consumes.
+ * CQ: kernel produces, user consumes.
+ */
+struct sroce_ring_hdr {
+	__u32 prod;
+	__u32 pad0[15];		/* prod and cons on their own cache lines */
+	__u32 cons;
+	__u32 pad1[15];
+	/*
+	 * SQ only: SROCE_RING_F_KICK is set by the kernel when its send
+	 * engine went idle; the provider then rings the doorbell (an
+	 * ibv_post_send() system call with no work requests).  While the
+	 * engine runs, posting needs no system call.
+	 */
+	__u32 flags;
+	__u32 pad2[15];
+};
+
+#define SROCE_RING_F_KICK		(1U << 0)
+#define SROCE_RING_ENTRIES_OFFSET	256
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* Send WQE flags: enum ib_uverbs_send_flags values (IB_UVERBS_SEND_*). */
+
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum ib_uverbs_wr_opcode */
+	__u32 send_flags;	/* enum ib_uverbs_send_flags */
+	__u32 num_sge;		/* SGEs that follow; 0 if inline */
+	__u32 inline_len;	/* bytes of inline data that follow */
+	__u32 imm_data;		/* network order; or invalidate rkey */
+	__u32 reserved0;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		__u8 reserved1[96];	/* room for UD/XRC address fields */
+	} wr;
+	/* struct sroce_sge sge[num_sge] or inline data follows. */
+};
+
+#define SROCE_SEND_WQE_HDR_SIZE		128
+
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	/* struct sroce_sge sge[num_sge] follows. */
+};
+
+#define SROCE_RECV_WQE_HDR_SIZE		16
+
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;		/* enum ib_uverbs_wc_status */
+	__u32 opcode;		/* enum ib_uverbs_wc_opcode */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* network order; or invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* enum sroce_cqe_flags */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 reserved0;
+	__aligned_u64 reserved1[2];
+};
+
+/*
+ * sroce_cqe.wc_flags.  uverbs has no enum for these: the values are the
+ * kernel's enum ib_wc_flags (a kernel consumer's ib_wc takes them
+ * unchanged), which differ from libibverbs' IBV_WC_* from bit 2 on, so
+ * libsroce translates.
+ */
+enum sroce_cqe_flags {
+	SROCE_CQE_GRH		= 1 << 0,	/* IB_WC_GRH */
+	SROCE_CQE_WITH_IMM	= 1 << 1,	/* IB_WC_WITH_IMM */
+	SROCE_CQE_WITH_INV	= 1 << 2,	/* IB_WC_WITH_INVALIDATE */
+	SROCE_CQE_IP_CSUM_OK	= 1 << 3,	/* IB_WC_IP_CSUM_OK */
+};
+
+/* Where a ring lives: mmap(cmd_fd, size, ..., offset). */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 entries;		/* power of two */
+	__u32 stride;		/* bytes per entry, power of two */
+};
+
+struct sroce_create_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+struct sroce_resize_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+struct sroce_create_qp_resp {
+	struct sroce_ring_info sq;
+	struct sroce_ring_info rq;	/* entries == 0: no RQ (SRQ) */
+	__u32 max_inline;
+	__u32 reserved;
+};
+
 #endif /* SROCE_ABI_USER_H */

@@ -4,17 +4,24 @@
  * ones, and the entry points each source file offers the others.
  *
  *   sroce.c  - registration, device matching, context alloc/free
- *   verbs.c  - the verbs this stage implements (query, PD, MR)
+ *   verbs.c  - device and port queries, PD, MR
+ *   cq.c     - completion queues: the CQ ring, poll_cq, extended CQs
+ *   qp.c     - queue pairs: create (ring mapping), modify, query,
+ *              destroy, post_recv
+ *   send.c   - post_send, the ibv_qp_ex work request builders, doorbell
+ *   ring.h   - the shared-ring index protocol
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "verbs-private.h"
 #include "rdma/sroce-abi.h"
+#include "ring.h"
 
 /* Symbols outside the provider's own namespace stay hidden (-fvisibility). */
 #define SROCE_EXPORT	__attribute__((visibility("default")))
@@ -23,6 +30,11 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
+
+#define SROCE_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Values of two different enums are equal (for _Static_assert). */
+#define SROCE_SAME(a, b)	((int)(a) == (int)(b))
 
 /* The kernel ABI versions this provider speaks. */
 #define SROCE_ABI_MIN	1
@@ -49,6 +61,36 @@ struct sroce_mr {
 	struct verbs_mr vmr;
 };
 
+struct sroce_cq {
+	struct verbs_cq vcq;
+	/* Serialises consumers: poll_cq, start/next/end_poll, resize. */
+	pthread_spinlock_t lock;
+	struct sroce_ring ring;		/* hdr == NULL: unusable (see resize) */
+	/* Extended polling, between start_poll and end_poll (lock held). */
+	const struct sroce_cqe *cur;	/* the CQE read_*() report on */
+	uint32_t ex_avail;		/* entries known published, cur included */
+};
+
+/* One work queue of a QP: the SQ or the RQ. */
+struct sroce_wq {
+	pthread_spinlock_t lock;	/* serialises producers */
+	struct sroce_ring ring;		/* hdr == NULL: none (SRQ, or no RQ) */
+	uint32_t max_sge;		/* per WQE: caps and slot size agree */
+	uint32_t max_inline;		/* SQ: bytes of inline data per WQE */
+};
+
+struct sroce_qp {
+	struct verbs_qp vqp;
+	struct sroce_wq sq;
+	struct sroce_wq rq;
+	uint32_t send_ops;		/* 1 << IBV_WR_* allowed on this QP */
+	/* ibv_qp_ex builders, between wr_start and wr_complete (sq.lock). */
+	struct sroce_send_wqe *wr_cur;	/* WQE being built, or NULL */
+	uint32_t wr_start;		/* sq head at wr_start */
+	uint32_t wr_free;		/* slots known free */
+	int wr_err;			/* first error, returned by wr_complete */
+};
+
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_device, vdev.device);
@@ -64,9 +106,38 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibv_pd);
 }
 
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_cq *ex_to_scq(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq_ex);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_qp *ex_to_sqp(struct ibv_qp_ex *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp_ex);
+}
+
 static inline struct sroce_mr *to_smr(struct verbs_mr *vmr)
 {
 	return container_of(vmr, struct sroce_mr, vmr);
+}
+
+/* ibv_sge and sroce_sge agree field for field; the ring gets ours. */
+static inline void sroce_sge_set(struct sroce_sge *dst,
+				 const struct ibv_sge *src)
+{
+	dst->addr = src->addr;
+	dst->length = src->length;
+	dst->lkey = src->lkey;
 }
 
 /* sroce.c */
@@ -80,6 +151,39 @@ void sroce_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* verbs.c: the implemented verbs, set over the stubs */
 extern const struct verbs_context_ops sroce_verbs_ops;
+
+/* ring.c */
+int sroce_ring_map(int cmd_fd, const struct sroce_ring_info *info,
+		   uint32_t min_stride, void **base);
+void sroce_ring_unmap(struct sroce_ring *r);
+
+/*
+ * cq.c.  sroce_cq_attach() and sroce_cq_ex_init() are what create_cq does
+ * after the command and the mmap; the host ring tests call them on rings
+ * in ordinary memory.
+ */
+extern const struct verbs_context_ops sroce_cq_ops;
+void sroce_cq_attach(struct sroce_cq *cq, void *base,
+		     const struct sroce_ring_info *info);
+void sroce_cq_ex_init(struct sroce_cq *cq);
+int sroce_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+
+/*
+ * qp.c.  sroce_qp_caps() sets the QP's limits from its attached rings and
+ * the kernel's caps, as create_qp does after mapping them.
+ */
+extern const struct verbs_context_ops sroce_qp_ops;
+void sroce_qp_caps(struct sroce_qp *qp, uint32_t max_inline,
+		   struct ibv_qp_cap *cap);
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+
+/* send.c */
+uint32_t sroce_send_ops_of(enum ibv_qp_type type);
+uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type);
+void sroce_qp_ex_init(struct sroce_qp *qp);
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
 
 /* stubs.c: a complete table, every slot failing with EOPNOTSUPP */
 extern const struct verbs_context_ops sroce_stub_ops;

@@ -161,6 +161,37 @@ struct verbs_mr {
 	int access;
 };
 
+/* verbs_qp.comp_mask: which optional parts libibverbs may use. */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD	= 1 << 0,
+	VERBS_QP_EX	= 1 << 1,	/* ibv_qp_to_qp_ex() returns &qp_ex */
+};
+
+struct verbs_xrcd;
+
+/*
+ * A provider's QP embeds this.  ibv_qp_to_qp_ex() tests VERBS_QP_EX in
+ * comp_mask, which therefore sits right after the (larger) ibv_qp_ex; the
+ * ibv_cmd_create_qp*() helpers reset comp_mask, so a provider sets
+ * VERBS_QP_EX after the command.
+ */
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+/* A provider's CQ embeds this; ibv_cq_ex starts with ibv_cq's fields. */
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
 /* --------------------------------------------------------------------- */
 /* The context ops table                                                  */
 /* --------------------------------------------------------------------- */
@@ -338,6 +369,45 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core_payload;
+};
+
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
+/*
+ * Extended commands (IB_USER_VERBS_CMD_FLAG_EXTENDED) carry a second
+ * header with the response pointer and the provider data sizes.
+ */
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
 /* --------------------------------------------------------------------- */
 /* Functions exported by libibverbs.so.1 @ IBVERBS_PRIVATE_34             */
 /* --------------------------------------------------------------------- */
@@ -395,6 +465,69 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
+/*
+ * Completion queues.  A provider's create_cq and create_cq_ex must NOT run
+ * verbs_init_cq() (IBVERBS_PRIVATE_34 exports it for direct-verbs paths):
+ * libibverbs 44 runs it after either op returns, ibv_create_cq() in
+ * verbs.c and ibv_create_cq_ex() through the wrapper verbs_set_ops()
+ * stores in verbs_context.create_cq_ex (it also refuses wc_flags above
+ * 0xfff with EOPNOTSUPP first).  A second call would take a second
+ * reference on the completion channel, never dropped.
+ */
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+/*
+ * Fails with EOPNOTSUPP on comp_mask bits beyond FLAGS | PD; asks the
+ * kernel for completion timestamps when wc_flags want them.  cmd_flags:
+ * rdma-core's enum create_cq_cmd_flags (0 here).
+ */
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* Sets cq->cqe from the response. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
+/* Waits for the CQ's events to be acknowledged, as ibv_destroy_cq() says. */
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+
+/*
+ * Queue pairs.  ibv_cmd_create_qp_ex() accepts comp_mask PD | XRCD |
+ * SEND_OPS_FLAGS (EINVAL otherwise), fills the ibv_qp (context, pd, CQs,
+ * handle, qp_num, state RESET, mutex/cond) and writes the kernel's actual
+ * caps back into attr_ex->cap.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+/* Masks beyond IBV_QP_DEST_QPN fail with EOPNOTSUPP (they need _ex). */
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+/*
+ * The write() command IB_USER_VERBS_CMD_POST_SEND.  With wr == NULL it
+ * sends wr_count = sge_count = 0, which libsroce uses as its doorbell;
+ * on failure *bad_wr is the first WR the kernel refused (NULL here).
+ */
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+/* The same for IB_USER_VERBS_CMD_POST_RECV. */
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+
 /* --------------------------------------------------------------------- */
 /* Layout checks                                                          */
 /* --------------------------------------------------------------------- */
@@ -419,6 +552,23 @@ SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_get_context_resp) == 8);
 SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_alloc_pd_resp) == 4);
 SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_reg_mr_resp) == 12);
 SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_ex_query_device_resp) == 304);
+
+/*
+ * Command sizes rdma-core 44 builds its own buffers with, read from the
+ * immediates in libibverbs.so.1 (ibv_cmd_create_cq_ex: 0x38/0x10,
+ * ibv_cmd_create_qp_ex: 0x40/0x20) and passed by libsiw/librxe
+ * (create_cq 0x28, resize_cq 0x18, modify_qp 0x78, query_qp 0x18).
+ */
+SROCE_ABI_ASSERT(sizeof(struct ibv_create_cq) == 40);
+SROCE_ABI_ASSERT(sizeof(struct ibv_create_cq_ex) == 56);
+SROCE_ABI_ASSERT(sizeof(struct ibv_resize_cq) == 24);
+SROCE_ABI_ASSERT(sizeof(struct ibv_create_qp) == 64);
+SROCE_ABI_ASSERT(sizeof(struct ibv_modify_qp) == 120);
+SROCE_ABI_ASSERT(sizeof(struct ibv_query_qp) == 24);
+SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_create_cq_resp) == 8);
+SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_ex_create_cq_resp) == 16);
+SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_resize_cq_resp) == 8);
+SROCE_ABI_ASSERT(sizeof(struct ib_uverbs_create_qp_resp) == 32);
 
 #if defined(__x86_64__)
 /*
@@ -463,6 +613,10 @@ SROCE_ABI_ASSERT(offsetof(struct verbs_device, core_support) == 0x2c0);
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, mr_type) == 0x30);
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, access) == 0x34);
 
+/* ibv_qp_to_qp_ex() is "testb $0x2, 0x160(%rdi)". */
+SROCE_ABI_ASSERT(offsetof(struct verbs_qp, comp_mask) == 0x160);
+SROCE_ABI_ASSERT(sizeof(struct verbs_qp) == 0x170);
+
 /*
  * verbs_set_ops() reads slot N at N * 8.  Spot-check both ends, the ops we
  * implement, and import_dm / query_qp_data_in_order / unimport_dm, which
@@ -481,6 +635,20 @@ SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, reg_mr) == 0x220);
 SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, set_ece) == 0x240);
 SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, unimport_dm) == 0x248);
 SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, unimport_pd) == 0x258);
+/* The CQ and QP verbs implemented since. */
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, create_cq) == 0x78);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, create_cq_ex) == 0x80);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, create_qp) == 0x98);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, create_qp_ex) == 0xa0);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, destroy_cq) == 0xf8);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, destroy_qp) == 0x110);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, modify_qp) == 0x178);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, poll_cq) == 0x1a8);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, post_recv) == 0x1b0);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, post_send) == 0x1b8);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, query_qp) == 0x1e8);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, req_notify_cq) == 0x228);
+SROCE_ABI_ASSERT(offsetof(struct verbs_context_ops, resize_cq) == 0x238);
 #endif /* __x86_64__ */
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -41,7 +41,19 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->max_pd = SROCE_MAX_PD;
 	a->max_mr = SROCE_MAX_MR;
 	a->max_pkeys = 1;
-	a->device_cap_flags = 0;
+	a->max_qp = SROCE_MAX_QP;
+	a->max_qp_wr = SROCE_MAX_QP_WR;
+	a->max_send_sge = SROCE_MAX_SGE;
+	a->max_recv_sge = SROCE_MAX_SGE;
+	a->max_sge_rd = SROCE_MAX_SGE;
+	a->max_cq = SROCE_MAX_CQ;
+	a->max_cqe = SROCE_MAX_CQE_DEV - 1;
+	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	a->atomic_cap = IB_ATOMIC_HCA;
+	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+			      IB_DEVICE_SYS_IMAGE_GUID;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 
@@ -51,6 +63,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
+	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->mr_table);
 	ida_destroy(&sdev->pd_ida);
 }
@@ -62,20 +75,35 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
+	.create_cq = sroce_cq_create,
+	.create_qp = sroce_qp_create,
 	.dealloc_driver = sroce_device_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
 	.dereg_mr = sroce_mr_dereg,
+	.destroy_cq = sroce_cq_destroy,
+	.destroy_qp = sroce_qp_destroy,
 	.device_group = &sroce_device_attr_group,
 	.get_dma_mr = sroce_mr_get_dma,
 	.get_link_layer = sroce_port_link_layer,
 	.get_port_immutable = sroce_port_immutable,
+	.mmap = sroce_queue_mmap,
+	.mmap_free = sroce_queue_mmap_free,
+	.modify_qp = sroce_qp_modify,
+	.poll_cq = sroce_cq_poll,
+	.post_recv = sroce_qp_post_recv,
+	.post_send = sroce_qp_post_send,
 	.query_device = sroce_device_query,
 	.query_pkey = sroce_port_query_pkey,
 	.query_port = sroce_port_query,
+	.query_qp = sroce_qp_query,
 	.reg_user_mr = sroce_mr_reg_user,
+	.req_notify_cq = sroce_cq_req_notify,
+	.resize_cq = sroce_cq_resize,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -142,6 +170,8 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	ida_init(&sdev->pd_ida);
 	/* Keys are index << 8 | variant, so the index must fit 24 bits. */
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);
+	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
+	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
 
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
@@ -153,6 +183,14 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	ibdev->local_dma_lkey = 0;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	/*
+	 * The doorbells: libsroce calls POST_SEND/POST_RECV with no work
+	 * requests, and REQ_NOTIFY_CQ to arm a CQ; ib_core leaves these
+	 * write() commands out of its default mask.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }
 
 /*

@@ -24,6 +24,9 @@ static int __init sroce_mod_init(void)
 {
 	int err;
 
+	err = sroce_engine_init();
+	if (err)
+		goto err_engine;
 	err = sroce_net_init();
 	if (err)
 		goto err_net;
@@ -38,6 +41,8 @@ static int __init sroce_mod_init(void)
 err_netdev:
 	sroce_net_exit_module();
 err_net:
+	sroce_engine_exit();
+err_engine:
 	return err;
 }
 
@@ -48,6 +53,8 @@ static void __exit sroce_mod_exit(void)
 	sroce_netdev_exit();
 	ib_unregister_driver(SROCE_DRIVER_ID);
 	sroce_net_exit_module();
+	/* Every QP is gone with its device: no work is left. */
+	sroce_engine_exit();
 	pr_info("sroce: unloaded\n");
 }
 

@@ -27,15 +27,16 @@ struct sroce_pernet {
 /* Serialises socket creation, the last put, and namespace exit. */
 static DEFINE_MUTEX(sroce_net_mutex);
 
+/* UDP encap hook (softirq): 0 = consumed.  net_rx.c does the work. */
 static int sroce_net_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_net *snet = rcu_dereference_sk_user_data(sk);
 
-	/* The receive engine comes with the RC transport; count and drop. */
-	if (snet)
-		atomic64_inc(&snet->rx_dropped);
-	kfree_skb(skb);
-	return 0;
+	if (!snet) {
+		kfree_skb(skb);
+		return 0;
+	}
+	return sroce_net_rx(snet, skb);
 }
 
 static struct socket *sroce_net_sock_open(struct net *net,

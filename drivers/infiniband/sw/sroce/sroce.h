@@ -14,6 +14,9 @@
 #include <rdma/sroce-abi.h>
 
 #include "table.h"
+#include "queue.h"
+#include "engine.h"
+#include "counters.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -23,6 +26,13 @@
 #define SROCE_GID_TBL_LEN	128
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_MR		0x100000
+#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQE_DEV	(1 << 20)
+#define SROCE_MAX_RD_ATOMIC	128
 #define SROCE_VENDOR_ID		0xffffff	/* no OUI: a software device */
 #define SROCE_UDP_PORT		4791		/* IANA: RoCEv2 */
 
@@ -51,10 +61,14 @@ struct sroce_dev {
 
 	struct ida pd_ida;
 	struct sroce_table mr_table;
+	struct sroce_table qp_table;
 
 	/* Last port state reported, so events fire on edges only. */
 	enum ib_port_state port_state;
 	spinlock_t port_lock;
+
+	/* Transport engine (counters.h): drops, retransmits, NAKs... */
+	struct sroce_counters cnt;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -100,6 +114,93 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
+struct sroce_cq {
+	struct ib_cq ibcq;
+	/* Producers: the engines of every QP that completes here. */
+	spinlock_t lock;
+	struct sroce_queue q;
+	bool user;
+	u8 notify;		/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed */
+	bool overflow;		/* CQ error: reported once, then all lost */
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+/*
+ * A resolved address vector: everything the send path needs to build the
+ * IP/UDP headers of a packet to the peer.
+ */
+struct sroce_av {
+	int network_type;	/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
+	union ib_gid sgid;
+	union ib_gid dgid;
+	union {
+		struct sockaddr_in in4;
+		struct sockaddr_in6 in6;
+	} saddr, daddr;
+	u32 flow_label;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sgid_index;
+	u8 dmac[ETH_ALEN];
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_obj obj;		/* in sdev->qp_table, index == QPN */
+	struct sroce_dev *sdev;
+	struct sroce_pd *pd;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+	bool user;
+	bool sq_sig_all;		/* IB_SIGNAL_ALL_WR */
+
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	spinlock_t sq_lock;		/* kernel consumers posting */
+	spinlock_t rq_lock;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+
+	/*
+	 * Attributes, written by modify_qp under state_lock; the engine reads
+	 * them only in states where modify_qp cannot change them.
+	 */
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	struct sroce_av av;
+	enum ib_mtu path_mtu;
+	u32 mtu;			/* bytes */
+	u32 dest_qpn;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 qkey;
+	u16 src_port;			/* UDP source port: per-QP entropy */
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access_flags;
+	bool sq_draining;		/* SQD requested */
+
+	/* Engine. */
+	struct work_struct work;
+	struct sk_buff_head rxq;
+	struct sroce_req req;
+	struct sroce_resp resp;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
 /* device.c */
 int sroce_device_add(const char *name, struct net_device *ndev);
 extern const struct attribute_group sroce_device_attr_group;
@@ -121,6 +222,9 @@ void sroce_net_exit_module(void);
 struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *snet);
 
+/* net_rx.c: the receive path behind the encap hook (softirq). */
+int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb);
+
 /* netdev.c */
 int sroce_netdev_init(void);
 void sroce_netdev_exit(void);
@@ -132,6 +236,33 @@ void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
 /* pd.c */
 int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* cq.c */
+int sroce_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_cq_poll(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+int sroce_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sroce_cq_post(struct sroce_cq *cq, struct sroce_cqe *cqe,
+		  struct sroce_qp *qp, bool solicited);
+
+/* qp.c */
+int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+struct sroce_qp *sroce_qp_lookup(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+/* Move to ERROR from the engine (e.g. retries exhausted), with an event. */
+void sroce_qp_set_error(struct sroce_qp *qp, enum ib_event_type event);
 
 /* mr.c */
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-device transport counters.  Every packet the module drops, every
+ * retransmission and every NAK is counted here, so that a misbehaving
+ * peer or link shows up in numbers rather than only in rate-limited log
+ * lines.  The names are stable: they become rdma statistics.
+ */
+#ifndef _SROCE_COUNTERS_H
+#define _SROCE_COUNTERS_H
+
+#include <linux/atomic.h>
+
+enum sroce_counter {
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_BYTES,
+	SROCE_CNT_TX_DROPPED,		/* no route, no socket, no memory */
+	SROCE_CNT_TX_BUSY,		/* refused locally, sent again later */
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_BYTES,
+	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
+	SROCE_CNT_RX_ICRC_ERR,
+	SROCE_CNT_RX_BAD_PKEY,
+	SROCE_CNT_RX_BAD_TRANSPORT,	/* not RC, or CNP (not handled yet) */
+	SROCE_CNT_RX_UNKNOWN_QP,
+	SROCE_CNT_RX_GSI,		/* QP1 (CM): not handled yet */
+	SROCE_CNT_RX_DROPPED,		/* QP not ready, queue full */
+	SROCE_CNT_RX_DUP_REQ,		/* responder: duplicate requests */
+	SROCE_CNT_RX_OOS_REQ,		/* responder: out of sequence */
+	SROCE_CNT_RX_STALE_RESP,	/* requester: duplicate/ghost responses */
+	SROCE_CNT_RX_BAD_RESP,		/* requester: impossible responses */
+	SROCE_CNT_ACKS_SENT,
+	SROCE_CNT_ACKS_RCVD,
+	SROCE_CNT_SEQ_NAKS_SENT,
+	SROCE_CNT_SEQ_NAKS_RCVD,
+	SROCE_CNT_RNR_NAKS_SENT,
+	SROCE_CNT_RNR_NAKS_RCVD,
+	SROCE_CNT_ERR_NAKS_SENT,	/* invalid request, access, op error */
+	SROCE_CNT_ERR_NAKS_RCVD,
+	SROCE_CNT_RETRANSMITS,		/* packets sent again */
+	SROCE_CNT_TIMEOUTS,		/* retransmit timer expirations */
+	SROCE_CNT_RETRY_EXCEEDED,
+	SROCE_CNT_RNR_RETRY_EXCEEDED,
+	SROCE_CNT_IMPLIED_NAKS,		/* READ/ATOMIC responses found lost */
+	SROCE_CNT_DUP_READS,		/* READ responses replayed */
+	SROCE_CNT_DUP_ATOMICS,		/* atomic results replayed */
+	SROCE_CNT_BAD_WQES,		/* WQEs that failed validation */
+	SROCE_CNT_MAX
+};
+
+struct sroce_counters {
+	atomic64_t c[SROCE_CNT_MAX];
+};
+
+extern const char * const sroce_counter_names[SROCE_CNT_MAX];
+
+static inline void sroce_cnt_add(struct sroce_counters *cnt,
+				 enum sroce_counter c, u64 n)
+{
+	atomic64_add(n, &cnt->c[c]);
+}
+
+static inline void sroce_cnt_inc(struct sroce_counters *cnt,
+				 enum sroce_counter c)
+{
+	atomic64_inc(&cnt->c[c]);
+}
+
+#endif /* _SROCE_COUNTERS_H */

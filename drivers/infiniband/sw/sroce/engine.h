@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The RC transport engine: requester, responder, completer.  Each QP's
+ * engine runs in one work item (qp->work) at a time, so its state needs no
+ * lock; packets reach it through qp->rxq from softirq.  The internals
+ * (WQE shadows, packet records, responder resources) are in rc.h.
+ */
+#ifndef _SROCE_ENGINE_H
+#define _SROCE_ENGINE_H
+
+#include <linux/types.h>
+#include <linux/timer.h>
+#include <linux/skbuff.h>
+#include <net/dst_cache.h>
+
+#include "proto/req.h"
+
+struct sroce_qp;
+struct sroce_dev;
+struct sroce_swqe;
+struct sroce_txpkt;
+struct sroce_res;
+struct sroce_recv_wqe;
+
+/* Bits of sroce_req.flags: the only engine state touched outside it. */
+enum sroce_eng_flag {
+	SROCE_ENG_STOPPED,	/* reset or destroy: no kicks, no timers */
+	SROCE_ENG_AV_CHANGED,	/* modify_qp set an AV: drop cached routes */
+};
+
+/*
+ * Requester and completer state: the send side of the QP.
+ *
+ * Ring indices are free-running like the SQ's own: WQEs in
+ * [qp->sq.index, fetch) have been copied out of the ring and validated
+ * into wqes[]; qp->sq.index is the oldest one not yet retired (the
+ * consumer index userspace sees, so a slot is reusable only once its WQE
+ * completed); cur is the WQE being sent or resent; started is the first
+ * WQE that was never sent.
+ */
+struct sroce_req {
+	unsigned long flags;		/* enum sroce_eng_flag, atomic */
+	int cpu;			/* home CPU of qp->work */
+	bool ready;			/* set at RTS, store-release */
+	struct timer_list timer;	/* retransmit and RNR waits */
+	struct dst_cache dst_cache;
+
+	struct sroce_swqe *wqes;	/* one per SQ slot */
+	u8 *raw;			/* the copies, one SQ stride each */
+	u32 fetch;
+	u32 cur;
+	u32 cur_off;			/* next byte of cur to send */
+	u32 started;
+	u32 rd_atomic;			/* READ/ATOMIC started, not retired */
+
+	u32 psn;			/* next PSN to (re)send */
+	u32 psn_max;			/* one past the highest PSN sent */
+	u32 una;			/* oldest unacknowledged PSN */
+	u32 ackreq_psn;			/* last packet that asked for an ACK */
+
+	/*
+	 * One record per packet in flight, oldest at tail, in PSN order; a
+	 * READ request is one record spanning its response PSNs.  The ring
+	 * grows on demand, so the window is a policy, not a structure.
+	 */
+	struct sroce_txpkt *pkts;
+	u32 pkt_cap;			/* power of two */
+	u32 pkt_head;
+	u32 pkt_tail;
+	/*
+	 * The window, in PSNs outstanding (READ responses included), AIMD
+	 * (proto/req.c).  BDP estimates and pacing plug in here.
+	 */
+	struct sroce_cwnd cwnd;
+
+	u8 retry_left;
+	u8 rnr_left;
+	bool rewound;			/* resending from rewind_psn */
+	u32 rewind_psn;
+	bool rto_armed;
+	unsigned long rto_at;		/* jiffies */
+	bool rnr_wait;
+	unsigned long rnr_at;		/* jiffies */
+	bool drained;			/* SQD: SQ_DRAINED reported */
+};
+
+/* A READ response stream in progress (new or replayed). */
+struct sroce_rdout {
+	bool active;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u32 off;
+	u32 psn;			/* of the next response packet */
+};
+
+/* Responder state: the receive side of the QP. */
+struct sroce_resp {
+	bool ready;			/* set at RTR, store-release */
+	u32 epsn;			/* expected PSN */
+	u32 msn;
+	u8 nak;				/* a NAK for epsn is out: be quiet */
+	/* Message in progress. */
+	u8 msg;				/* enum sroce_op_kind or NONE */
+	u32 offset;			/* bytes placed so far */
+	u64 va;				/* WRITE: RETH */
+	u32 rkey;
+	u32 length;
+	/* Receive WQE copied out of the RQ, retired when its message is. */
+	struct sroce_recv_wqe *rwqe;
+	bool have_rwqe;
+	u64 rwqe_len;			/* bytes its SGEs hold */
+	/* ACK coalescing: one ACK per engine run for what asked for one. */
+	bool ack_due;
+	u32 ack_psn;
+	/* Requests waiting while READ responses go out. */
+	struct sk_buff_head pending;
+	/* Responder resources: the last max_dest_rd_atomic READ/ATOMICs. */
+	struct sroce_res *res;
+	u32 nres;
+	u32 res_next;
+	struct sroce_rdout rd;
+};
+
+/*
+ * Called by the verbs layer (qp.c), in process context, with no spinlock
+ * held.  The state hooks run after qp->state holds the new state.
+ * sroce_engine_qp_destroy() must come after the QP left the QPN table
+ * (no packet can find it any more); after it returns the engine touches
+ * nothing of the QP.
+ */
+int sroce_engine_qp_init(struct sroce_qp *qp);
+void sroce_engine_qp_destroy(struct sroce_qp *qp);
+void sroce_engine_qp_reset(struct sroce_qp *qp);
+void sroce_engine_qp_rtr(struct sroce_qp *qp);
+void sroce_engine_qp_rts(struct sroce_qp *qp);
+void sroce_engine_qp_error(struct sroce_qp *qp);
+/* Any context: doorbell, posted receives in ERR, timers, packets. */
+void sroce_engine_kick(struct sroce_qp *qp);
+
+/* Called by the receive path (net_rx.c) for a verified packet. */
+void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+int sroce_engine_init(void);
+void sroce_engine_exit(void);
+
+#endif /* _SROCE_ENGINE_H */

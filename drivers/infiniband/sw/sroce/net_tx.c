@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The transmit path: a packet's transport part (BTH to ICRC) is built by
+ * the engine in an skb with room for the lower headers; here it gets its
+ * ICRC, a UDP header (source port = the QP's entropy port, destination
+ * 4791) and an IP header, and leaves through the namespace's UDP socket.
+ *
+ * The ICRC covers the IP and UDP headers except the fields routers may
+ * rewrite, so those headers must be known before it is computed:
+ *
+ *  - IPv4: the Identification field is covered, and iptunnel_xmit()
+ *    (behind udp_tunnel_xmit_skb()) picks it only as it sends.  So the
+ *    headers are built here (DF set, ID from __ip_select_ident()), the
+ *    ICRC computed over them, and the packet sent with ip_local_out().
+ *    The UDP checksum is zero, which IPv4 allows; the ICRC covers all.
+ *  - IPv6: built the same way and sent with ip6_local_out(), because
+ *    udp_tunnel6_xmit_skb() throws away the verdict we need (below).  The
+ *    UDP checksum, which IPv6 requires, is offloaded (CHECKSUM_PARTIAL)
+ *    or completed by the stack; the ICRC masks that field.
+ *
+ * Routes come from a per-QP dst_cache, looked up again when the AV
+ * changes or the route goes stale.  A packet that cannot be sent (no
+ * route, namespace gone) is dropped and counted: to the engine it is a
+ * lost packet, which the retransmit timer deals with.
+ */
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/udp.h>
+#include <net/ip6_checksum.h>
+#include <net/route.h>
+#include <net/addrconf.h>
+#include <net/dst_cache.h>
+
+#include "sroce.h"
+#include "rc.h"
+
+void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+		       u8 opcode, u32 psn)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = opcode;
+	h->pkey = SROCE_PKEY_DEFAULT;
+	h->dest_qpn = qp->dest_qpn;
+	h->psn = psn;
+}
+
+/*
+ * An skb holding the headers of @h and room for @paylen bytes of payload
+ * at skb->data + sroce_wire_hdr_len(h->opcode), zero pad included; the
+ * caller fills the payload.  Headroom fits Ethernet + IPv6 + UDP; the
+ * stack makes more if the route needs it.
+ */
+struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+			       u32 paylen)
+{
+	unsigned int room = LL_RESERVED_SPACE(qp->sdev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	unsigned int hlen = sroce_wire_hdr_len(h->opcode);
+	u8 pad = sroce_wire_pad(paylen);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + hlen + paylen + pad + SROCE_ICRC_BYTES,
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	h->pad = pad;
+	if (WARN_ON_ONCE(sroce_wire_build(skb_put(skb, hlen), hlen, h) != hlen)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_put(skb, paylen);
+	if (pad)
+		skb_put_zero(skb, pad);
+	return skb;
+}
+
+/*
+ * Compute the ICRC: @l3 holds the IP and UDP headers as they will be sent
+ * followed by the BTH, @rest is where the data after the BTH starts in
+ * the skb, and the ICRC field is the skb's last four bytes.
+ */
+static void sroce_tx_icrc(struct sk_buff *skb, const u8 *l3,
+			  unsigned int l3len, unsigned int rest, bool ipv6)
+{
+	struct sroce_icrc_ctx ctx;
+
+	if (WARN_ON_ONCE(sroce_icrc_begin(&ctx, sroce_crc32, l3, l3len, ipv6)))
+		return;
+	sroce_icrc_skb(&ctx, skb, rest, skb->len - rest - SROCE_ICRC_BYTES);
+	sroce_icrc_store(skb_tail_pointer(skb) - SROCE_ICRC_BYTES,
+			 sroce_icrc_final(&ctx));
+}
+
+static struct rtable *sroce_tx_route4_lookup(struct sroce_qp *qp,
+					     struct net *net, int oif)
+{
+	const struct sroce_av *av = &qp->av;
+	struct flowi4 fl4 = {
+		.flowi4_oif = oif,
+		.flowi4_tos = RT_TOS(av->traffic_class),
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
+		.fl4_sport = htons(qp->src_port),
+		.fl4_dport = htons(SROCE_UDP_PORT),
+	};
+
+	return ip_route_output_key(net, &fl4);
+}
+
+/*
+ * Leave through our netdev; but a peer on another local netdev (another
+ * sroce device in this namespace) is reached through lo, which a lookup
+ * bound to our netdev would not find.
+ */
+static struct rtable *sroce_tx_route4(struct sroce_qp *qp, struct net *net)
+{
+	__be32 daddr = qp->av.daddr.in4.sin_addr.s_addr;
+	struct rtable *rt;
+	__be32 saddr;
+	int oif = qp->sdev->ndev->ifindex;
+
+	rt = dst_cache_get_ip4(&qp->req.dst_cache, &saddr);
+	if (rt)
+		return rt;
+	if (inet_addr_type(net, daddr) == RTN_LOCAL)
+		oif = 0;
+	rt = sroce_tx_route4_lookup(qp, net, oif);
+	if (!IS_ERR(rt))
+		dst_cache_set_ip4(&qp->req.dst_cache, &rt->dst,
+				  qp->av.saddr.in4.sin_addr.s_addr);
+	return rt;
+}
+
+/*
+ * A qdisc or a veth peer's full backlog refused the packet: it never left
+ * this host, so the sender may simply try it again a little later
+ * (-ENOBUFS) instead of losing it and paying a retransmission.
+ */
+static int sroce_tx_result(int err)
+{
+	if (!err || err == NET_XMIT_CN)
+		return 0;
+	return err == NET_XMIT_DROP ? -ENOBUFS : -EIO;
+}
+
+static void sroce_tx_udp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(qp->src_port);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
+			struct socket *sock)
+{
+	const struct sroce_av *av = &qp->av;
+	struct net *net = sock_net(sock->sk);
+	struct iphdr *iph;
+	struct rtable *rt;
+	int err;
+
+	rt = sroce_tx_route4(qp, net);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	sroce_tx_udp(qp, skb);
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;
+	iph->saddr = av->saddr.in4.sin_addr.s_addr;
+	iph->daddr = av->daddr.in4.sin_addr.s_addr;
+	__ip_select_ident(net, iph, 1);
+	sroce_tx_icrc(skb, skb->data, sizeof(*iph) + sizeof(struct udphdr) +
+		      SROCE_BTH_BYTES, sizeof(*iph) + sizeof(struct udphdr) +
+		      SROCE_BTH_BYTES, false);
+
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_dst_set(skb, &rt->dst);
+	skb->ip_summed = CHECKSUM_NONE;
+	err = ip_local_out(net, sock->sk, skb);
+	return sroce_tx_result(err);
+}
+
+static struct dst_entry *sroce_tx_route6(struct sroce_qp *qp,
+					 struct socket *sock)
+{
+	const struct sroce_av *av = &qp->av;
+	struct net *net = sock_net(sock->sk);
+	struct flowi6 fl6 = {
+		.flowi6_oif = qp->sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in6.sin6_addr,
+		.saddr = av->saddr.in6.sin6_addr,
+		.flowlabel = ip6_make_flowinfo(av->traffic_class,
+					       htonl(av->flow_label) &
+					       IPV6_FLOWLABEL_MASK),
+		.fl6_sport = htons(qp->src_port),
+		.fl6_dport = htons(SROCE_UDP_PORT),
+	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+
+	dst = dst_cache_get_ip6(&qp->req.dst_cache, &saddr);
+	if (dst)
+		return dst;
+	if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
+		fl6.flowi6_oif = 0;	/* another local device: via lo */
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return dst;
+	if (dst->error) {
+		dst_release(dst);
+		return ERR_PTR(-ENETUNREACH);
+	}
+	dst_cache_set_ip6(&qp->req.dst_cache, dst, &fl6.saddr);
+	return dst;
+}
+
+static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
+			struct socket *sock)
+{
+	const struct sroce_av *av = &qp->av;
+	struct net *net = sock_net(sock->sk);
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	int err;
+
+	dst = sroce_tx_route6(qp, sock);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	sroce_tx_udp(qp, skb);
+	/* IPv6 needs a UDP checksum: offloaded, or done by the stack. */
+	udp6_set_csum(false, skb, &av->saddr.in6.sin6_addr,
+		      &av->daddr.in6.sin6_addr, skb->len);
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class,
+		     htonl(av->flow_label) & IPV6_FLOWLABEL_MASK);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
+	ip6h->saddr = av->saddr.in6.sin6_addr;
+	ip6h->daddr = av->daddr.in6.sin6_addr;
+	sroce_tx_icrc(skb, skb->data, sizeof(*ip6h) + sizeof(struct udphdr) +
+		      SROCE_BTH_BYTES, sizeof(*ip6h) + sizeof(struct udphdr) +
+		      SROCE_BTH_BYTES, true);
+
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb_dst_set(skb, dst);
+	err = ip6_local_out(net, sock->sk, skb);
+	return sroce_tx_result(err);
+}
+
+/*
+ * Send a packet built by sroce_tx_alloc(); always consumes @skb.
+ * Returns 0, -ENOBUFS if it was refused locally and can be sent again
+ * soon, or another error when it is lost (no route, namespace gone);
+ * either way it is counted.
+ */
+int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_net *snet = qp->sdev->snet;
+	struct socket *sock;
+	unsigned int len;
+	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
+	int err;
+
+	/* Only the engine's work item uses the cache: reset it from there. */
+	if (test_and_clear_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags))
+		dst_cache_reset(&qp->req.dst_cache);
+	skb_put(skb, SROCE_ICRC_BYTES);
+	len = skb->len;
+
+	/* dst_cache is per-cpu; the socket is freed after an RCU period. */
+	local_bh_disable();
+	rcu_read_lock();
+	sock = ipv6 ? rcu_dereference(snet->sock6) :
+		      rcu_dereference(snet->sock4);
+	if (!sock) {
+		kfree_skb(skb);
+		err = -ENOTCONN;
+	} else if (ipv6) {
+		err = sroce_tx_ip6(qp, skb, sock);
+	} else {
+		err = sroce_tx_ip4(qp, skb, sock);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+
+	if (err) {
+		sroce_cnt_inc(&qp->sdev->cnt, err == -ENOBUFS ?
+			      SROCE_CNT_TX_BUSY : SROCE_CNT_TX_DROPPED);
+		return err;
+	}
+	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_PACKETS);
+	sroce_cnt_add(&qp->sdev->cnt, SROCE_CNT_TX_BYTES, len);
+	return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Requester arithmetic: segmentation, READ response placement, the Local
+ * ACK Timeout and the congestion window.  Pure, so the edges (empty
+ * messages, the last packet, 2 GiB, PSN wrap) are unit-tested.
+ */
+#include "req.h"
+#include "wire.h"
+#include "psn.h"
+
+/* The IB MTUs: 256, 512, 1024, 2048, 4096. */
+bool sroce_seg_pmtu_ok(uint32_t pmtu)
+{
+	return pmtu >= 256 && pmtu <= 4096 && !(pmtu & (pmtu - 1));
+}
+
+/*
+ * PSNs a message of @len bytes takes at @pmtu: its packets, or its READ
+ * responses.  An empty message is still one packet.  0 for a bad MTU.
+ */
+uint32_t sroce_seg_npsn(uint64_t len, uint32_t pmtu)
+{
+	uint64_t n;
+
+	if (!sroce_seg_pmtu_ok(pmtu))
+		return 0;
+	n = (len + pmtu - 1) / pmtu;
+	if (n > 0xffffffffu)
+		return 0;
+	return n ? (uint32_t)n : 1;
+}
+
+/*
+ * The packet that starts @off bytes into a @len-byte message: FIRST and
+ * MIDDLE packets carry exactly @pmtu bytes, the LAST the rest, an ONLY
+ * all of it.  -EINVAL if @off is not where a packet starts.
+ */
+int sroce_seg_at(uint64_t len, uint64_t off, uint32_t pmtu,
+		 struct sroce_seg *s)
+{
+	uint64_t rest;
+	bool first, last;
+
+	if (!sroce_seg_pmtu_ok(pmtu) || off % pmtu ||
+	    (off && off >= len) || off / pmtu > 0xffffffffu)
+		return -EINVAL;
+	rest = len - off;
+	first = !off;
+	last = rest <= pmtu;
+	s->index = (uint32_t)(off / pmtu);
+	s->len = (uint32_t)(last ? rest : pmtu);
+	if (first)
+		s->pos = last ? SROCE_POS_ONLY : SROCE_POS_FIRST;
+	else
+		s->pos = last ? SROCE_POS_LAST : SROCE_POS_MIDDLE;
+	return 0;
+}
+
+/*
+ * May a READ response at position @pos carrying @payload_len bytes be
+ * placed @off bytes into a @len-byte READ?  Only its length and whether
+ * it ends the READ are checked: a READ resumed after a loss is answered
+ * by a fresh FIRST in the middle of the original.
+ */
+bool sroce_seg_read_resp_ok(uint64_t len, uint64_t off, uint32_t pmtu,
+			    uint8_t pos, uint64_t payload_len)
+{
+	bool last = pos == SROCE_POS_LAST || pos == SROCE_POS_ONLY;
+
+	if (!sroce_seg_pmtu_ok(pmtu) || off > len || off % pmtu ||
+	    payload_len > pmtu || payload_len > len - off)
+		return false;
+	if (last)
+		return off + payload_len == len;
+	return pos != SROCE_POS_NONE && payload_len == pmtu &&
+	       off + payload_len < len;
+}
+
+/* 4.096 us * 2^code; 0 means "infinite" and is the caller's to handle. */
+uint64_t sroce_ack_timeout_ns(uint8_t code)
+{
+	return (uint64_t)4096 << (code & 0x1f);
+}
+
+void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t max,
+		     uint32_t grow_every)
+{
+	c->min = min ? min : 1;
+	c->max = max < c->min ? c->min : max;
+	c->grow_every = grow_every ? grow_every : 1;
+	c->cwnd = c->max;
+	c->acc = 0;
+	c->recover = 0;
+	c->recovering = false;
+}
+
+/*
+ * May PSNs [@psn, @psn + @npsn) go, with [@una, @psn_max) outstanding?
+ * PSNs below psn_max were counted when first sent (a resend); when
+ * nothing is outstanding anything goes, so that a READ larger than the
+ * window is not stuck forever.
+ */
+bool sroce_cwnd_allows(const struct sroce_cwnd *c, uint32_t una,
+		       uint32_t psn_max, uint32_t psn, uint32_t npsn)
+{
+	uint32_t end = sroce_psn_add(psn, npsn);
+
+	if (!sroce_psn_after(end, psn_max) || una == psn_max)
+		return true;
+	return sroce_psn_sub(end, una) <= c->cwnd;
+}
+
+/* A loss: halve the window unless this episode was already counted. */
+bool sroce_cwnd_loss(struct sroce_cwnd *c, uint32_t una, uint32_t psn_max)
+{
+	uint32_t half;
+
+	if (c->recovering && sroce_psn_before(una, c->recover))
+		return false;
+	half = c->cwnd / 2;
+	c->cwnd = half < c->min ? c->min : half;
+	c->acc = 0;
+	c->recovering = true;
+	c->recover = psn_max;
+	return true;
+}
+
+/* @n PSNs newly acknowledged, @una the new oldest unacknowledged PSN. */
+void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n)
+{
+	uint64_t grown;
+
+	if (c->recovering && !sroce_psn_before(una, c->recover))
+		c->recovering = false;
+	if (c->cwnd >= c->max) {
+		c->acc = 0;
+		return;
+	}
+	c->acc += n;
+	grown = (uint64_t)c->cwnd + c->acc / c->grow_every;
+	c->acc %= c->grow_every;
+	c->cwnd = grown > c->max ? c->max : (uint32_t)grown;
+}

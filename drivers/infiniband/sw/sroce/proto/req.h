@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Requester-side arithmetic (IBTA vol 1 ch. 9.7): cutting a message into
+ * packets at the path MTU (the responder counts READ response PSNs the
+ * same way), checking where a READ response lands, the Local ACK Timeout,
+ * and the congestion window over outstanding PSNs.
+ */
+#ifndef _SROCE_PROTO_REQ_H
+#define _SROCE_PROTO_REQ_H
+
+#include "compat.h"
+
+/* One packet of a message. */
+struct sroce_seg {
+	uint32_t index;		/* packet number within the message */
+	uint32_t len;		/* payload bytes */
+	uint8_t pos;		/* enum sroce_pos */
+};
+
+bool sroce_seg_pmtu_ok(uint32_t pmtu);
+uint32_t sroce_seg_npsn(uint64_t len, uint32_t pmtu);
+int sroce_seg_at(uint64_t len, uint64_t off, uint32_t pmtu,
+		 struct sroce_seg *s);
+bool sroce_seg_read_resp_ok(uint64_t len, uint64_t off, uint32_t pmtu,
+			    uint8_t pos, uint64_t payload_len);
+
+uint64_t sroce_ack_timeout_ns(uint8_t code);
+
+/*
+ * Congestion window in PSNs outstanding.  Halved (not below min) once per
+ * loss episode: an episode lasts until every PSN sent before it is
+ * acknowledged.  Grows by one PSN per grow_every PSNs acknowledged, up to
+ * max.
+ */
+struct sroce_cwnd {
+	uint32_t cwnd;
+	uint32_t min;
+	uint32_t max;
+	uint32_t grow_every;
+	uint32_t acc;
+	uint32_t recover;	/* PSN that ends the episode */
+	bool recovering;
+};
+
+void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t max,
+		     uint32_t grow_every);
+bool sroce_cwnd_allows(const struct sroce_cwnd *c, uint32_t una,
+		       uint32_t psn_max, uint32_t psn, uint32_t npsn);
+bool sroce_cwnd_loss(struct sroce_cwnd *c, uint32_t una, uint32_t psn_max);
+void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n);
+
+#endif /* _SROCE_PROTO_REQ_H */

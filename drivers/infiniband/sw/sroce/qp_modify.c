@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * modify_qp and query_qp: the QP state machine and attribute checks.
+ * ib_core's ib_modify_qp_is_ok() knows which attributes each transition
+ * requires and allows; here we check their values and apply them.
+ */
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+
+static int sroce_qp_av_from_attr(struct sroce_qp *qp,
+				 const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+	struct sroce_av *av = &qp->av;
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid_attr)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	av->network_type = rdma_gid_attr_network_type(sgid_attr);
+	if (av->network_type != RDMA_NETWORK_IPV4 &&
+	    av->network_type != RDMA_NETWORK_IPV6)
+		return -EINVAL;	/* RoCE v1 GIDs are not ours */
+	av->sgid = sgid_attr->gid;
+	av->dgid = grh->dgid;
+	av->sgid_index = grh->sgid_index;
+	av->flow_label = grh->flow_label;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	memcpy(av->dmac, ah->roce.dmac, ETH_ALEN);
+	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);
+	rdma_gid2ip((struct sockaddr *)&av->daddr, &av->dgid);
+	/* A v4-mapped GID must go with an IPv4 peer and vice versa. */
+	if ((av->network_type == RDMA_NETWORK_IPV4) !=
+	    (av->daddr.in4.sin_family == AF_INET))
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_check_attr(struct sroce_qp *qp,
+			       const struct ib_qp_attr *attr, int mask)
+{
+	const struct ib_device_attr *a = &qp->sdev->attr;
+
+	if (mask & IB_QP_PORT && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index != 0)
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > a->max_qp_init_rd_atom)
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > a->max_qp_rd_atom)
+		return -EINVAL;
+	if (mask & IB_QP_RETRY_CNT && attr->retry_cnt > 7)
+		return -EINVAL;
+	if (mask & IB_QP_RNR_RETRY && attr->rnr_retry > 7)
+		return -EINVAL;
+	if (mask & IB_QP_MIN_RNR_TIMER && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if (mask & IB_QP_TIMEOUT && attr->timeout > 31)
+		return -EINVAL;
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
+		return -EOPNOTSUPP;	/* no automatic path migration */
+	if (mask & IB_QP_CAP)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Segment at the path MTU, but never above what the link carries now: a
+ * peer may offer 4096 while our netdev has a 1500-byte MTU.
+ */
+static void sroce_qp_set_mtu(struct sroce_qp *qp, enum ib_mtu path_mtu)
+{
+	enum ib_mtu active = sroce_port_active_mtu(qp->sdev);
+
+	qp->path_mtu = path_mtu;
+	qp->mtu = ib_mtu_enum_to_int(min(path_mtu, active));
+}
+
+static int sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			  int mask)
+{
+	int err;
+
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_av_from_attr(qp, &attr->ah_attr);
+		if (err)
+			return err;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_PATH_MTU)
+		sroce_qp_set_mtu(qp, attr->path_mtu);
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & 0xffffff;
+	if (mask & IB_QP_RQ_PSN)
+		qp->rq_psn = attr->rq_psn & 0xffffff;
+	if (mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn & 0xffffff;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
+						  qp->ibqp.qp_num,
+						  qp->dest_qpn);
+	return 0;
+}
+
+/* Tell the engine about the state it now runs in. */
+static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state old,
+			   enum ib_qp_state new)
+{
+	switch (new) {
+	case IB_QPS_RESET:
+		sroce_engine_qp_reset(qp);
+		break;
+	case IB_QPS_RTR:
+		if (old == IB_QPS_INIT)
+			sroce_engine_qp_rtr(qp);
+		break;
+	case IB_QPS_RTS:
+		if (old == IB_QPS_RTR)
+			sroce_engine_qp_rts(qp);
+		else
+			sroce_engine_kick(qp);	/* back from SQD */
+		break;
+	case IB_QPS_ERR:
+		sroce_engine_qp_error(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	spin_lock_bh(&qp->state_lock);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	new = mask & IB_QP_STATE ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (cur != qp->state ||
+	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+		goto out;
+	err = sroce_qp_check_attr(qp, attr, mask);
+	if (!err)
+		err = sroce_qp_apply(qp, attr, mask);
+	if (err)
+		goto out;
+	qp->sq_draining = new == IB_QPS_SQD;
+	qp->state = new;
+out:
+	spin_unlock_bh(&qp->state_lock);
+	if (!err && new != cur)
+		sroce_qp_enter(qp, cur, new);
+	return err;
+}
+
+/*
+ * The engine gave up on the QP (retries exhausted, a fatal ring error):
+ * move to ERROR, tell the consumer, flush.
+ */
+void sroce_qp_set_error(struct sroce_qp *qp, enum ib_event_type event)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = event,
+	};
+	enum ib_qp_state old;
+
+	spin_lock_bh(&qp->state_lock);
+	old = qp->state;
+	qp->state = IB_QPS_ERR;
+	spin_unlock_bh(&qp->state_lock);
+	if (old == IB_QPS_ERR)
+		return;
+	sroce_engine_qp_error(qp);
+	if (event != IB_EVENT_QP_LAST_WQE_REACHED && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+static void sroce_qp_query_av(const struct sroce_qp *qp,
+			      struct rdma_ah_attr *ah)
+{
+	const struct sroce_av *av = &qp->av;
+	union ib_gid dgid = av->dgid;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah, SROCE_PORT);
+	rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
+			av->hop_limit, av->traffic_class);
+	memcpy(ah->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_bh(&qp->state_lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->path_mtu;
+	attr->qp_access_flags = qp->access_flags;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->rq_psn;
+	attr->sq_psn = qp->sq_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->pkey_index = 0;
+	attr->port_num = SROCE_PORT;
+	attr->sq_draining = qp->sq_draining;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	sroce_qp_query_av(qp, &attr->ah_attr);
+	spin_unlock_bh(&qp->state_lock);
+
+	attr->cap.max_send_wr = qp->sq.nentries;
+	attr->cap.max_recv_wr = qp->rq.nentries;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Posting work requests.  Kernel consumers' WRs are written into the same
+ * rings libsroce fills, so one engine serves both.  For a user QP,
+ * post_send is only the doorbell: libsroce has already filled the ring.
+ */
+#include "sroce.h"
+
+static bool sroce_qp_can_send(struct sroce_qp *qp)
+{
+	enum ib_qp_state s = READ_ONCE(qp->state);
+
+	/* In ERROR, posted WRs are accepted and flushed by the engine. */
+	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE ||
+	       s == IB_QPS_ERR;
+}
+
+static int sroce_qp_wqe_inline(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr,
+			       struct sroce_send_wqe *wqe)
+{
+	u8 *dst = (u8 *)(wqe + 1);
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 n = wr->sg_list[i].length;
+
+		if (n > qp->max_inline - len)
+			return -EINVAL;
+		/* Kernel consumers use kernel virtual addresses (virt DMA). */
+		memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, n);
+		len += n;
+	}
+	wqe->inline_len = len;
+	return 0;
+}
+
+static void sroce_qp_wqe_sges(const struct ib_send_wr *wr,
+			      struct sroce_send_wqe *wqe)
+{
+	struct sroce_sge *sge = (struct sroce_sge *)(wqe + 1);
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	wqe->num_sge = wr->num_sge;
+}
+
+static int sroce_qp_wqe_opcode(const struct ib_send_wr *wr,
+			       struct sroce_send_wqe *wqe)
+{
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+		wqe->imm_data = (__force u32)wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_SEND:
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->imm_data = (__force u32)wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* The kernel's IB_WR_* and IB_SEND_* equal the uverbs values. */
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->wr_id = wr->wr_id;
+	return 0;
+}
+
+static int sroce_qp_post_one_send(struct sroce_qp *qp,
+				  const struct ib_send_wr *wr)
+{
+	struct sroce_queue *q = &qp->sq;
+	struct sroce_send_wqe *wqe;
+	int err;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
+		return -EINVAL;
+	if (sroce_queue_kfull(q))
+		return -ENOMEM;
+	wqe = sroce_queue_kslot(q);
+	memset(wqe, 0, SROCE_SEND_WQE_HDR_SIZE);
+	err = sroce_qp_wqe_opcode(wr, wqe);
+	if (err)
+		return err;
+	if (wr->send_flags & IB_SEND_INLINE)
+		err = sroce_qp_wqe_inline(qp, wr, wqe);
+	else
+		sroce_qp_wqe_sges(wr, wqe);
+	if (err)
+		return err;
+	sroce_queue_kpush(q);
+	return 0;
+}
+
+int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		/* The doorbell: libsroce has filled the ring itself. */
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_engine_kick(qp);
+		return 0;
+	}
+	if (!sroce_qp_can_send(qp)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_qp_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	sroce_engine_kick(qp);
+	return err;
+}
+
+static int sroce_qp_post_one_recv(struct sroce_qp *qp,
+				  const struct ib_recv_wr *wr)
+{
+	struct sroce_queue *q = &qp->rq;
+	struct sroce_recv_wqe *wqe;
+	struct sroce_sge *sge;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge)
+		return -EINVAL;
+	if (sroce_queue_kfull(q))
+		return -ENOMEM;
+	wqe = sroce_queue_kslot(q);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	wqe->reserved = 0;
+	sge = (struct sroce_sge *)(wqe + 1);
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	sroce_queue_kpush(q);
+	return 0;
+}
+
+int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_engine_kick(qp);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_qp_post_one_recv(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	/* In ERROR the engine flushes what was just posted. */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_engine_kick(qp);
+	return err;
+}

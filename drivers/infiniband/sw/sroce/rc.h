@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internals of the RC transport engine, shared by engine.c (dispatch and
+ * lifecycle), req.c (requester), comp.c (completer), resp.c (responder),
+ * copy.c (data movement) and net_tx.c/net_rx.c (the UDP/IP path).
+ * Include after sroce.h.
+ */
+#ifndef _SROCE_RC_H
+#define _SROCE_RC_H
+
+#include "proto/wire.h"
+#include "proto/psn.h"
+#include "proto/aeth.h"
+#include "proto/icrc.h"
+#include "proto/req.h"
+#include "counters.h"
+
+/* Packets each stage may handle per engine run before yielding. */
+#define SROCE_BUDGET		64
+/* Packets waiting for a QP's engine before we drop (a flood bound). */
+#define SROCE_RXQ_MAX		8192
+/* Ask for an ACK at least this often inside long messages. */
+#define SROCE_ACKREQ_EVERY	64
+/* Send window, PSNs; the congestion window moves between these. */
+#define SROCE_WINDOW_DEFAULT	1024
+#define SROCE_CWND_MIN		16
+/* Additive increase: one more PSN of window per this many acknowledged. */
+#define SROCE_CWND_GROW_EVERY	8
+/* Packet records to start with; the ring grows as the window fills. */
+#define SROCE_PKTS_MIN		64
+/* The spec's hard limit on PSNs outstanding, minus one for safety. */
+#define SROCE_PSN_INFLIGHT_MAX	(SROCE_PSN_HALF - 1)
+/* Largest message: 2^31 bytes. */
+#define SROCE_MSG_MAX		(1U << 31)
+
+/* Requester-side error the spec makes silent (no async event). */
+#define SROCE_EVENT_NONE	IB_EVENT_QP_LAST_WQE_REACHED
+
+/* A send WQE copied out of the SQ and validated (req.c). */
+struct sroce_swqe {
+	u64 wr_id;
+	u64 remote_addr;
+	u64 compare_add;
+	u64 swap;
+	u32 rkey;
+	u32 imm;			/* network order, as posted */
+	u32 opcode;			/* IB_UVERBS_WR_* */
+	u32 send_flags;			/* IB_SEND_* */
+	u32 length;			/* message bytes */
+	u32 num_sge;
+	const struct sroce_sge *sge;	/* in req.raw */
+	const u8 *inline_data;		/* in req.raw, or NULL */
+	u8 kind;			/* enum sroce_op_kind */
+	u8 status;			/* not SUCCESS: fails when retired */
+	bool started;
+	u32 first_psn;
+	u32 npsn;			/* PSNs: packets, or READ responses */
+	u32 rd_pkts;			/* READ: response packets placed */
+};
+
+/* A packet in flight (req.pkts). */
+struct sroce_txpkt {
+	u32 psn;
+	u32 npsn;
+	u32 wqe;			/* SQ index */
+	unsigned long sent;		/* jiffies */
+};
+
+/* A responder resource: enough to answer a duplicate READ or ATOMIC. */
+struct sroce_res {
+	u8 kind;			/* SROCE_OPK_READ_REQ, _CMP_SWAP... */
+	u32 psn;
+	u32 npsn;
+	u64 orig;			/* ATOMIC: the value returned */
+};
+
+static inline struct sroce_counters *sroce_qp_cnt(struct sroce_qp *qp)
+{
+	return &qp->sdev->cnt;
+}
+
+static inline struct sroce_swqe *sroce_req_wqe(struct sroce_qp *qp, u32 i)
+{
+	return &qp->req.wqes[i & qp->sq.mask];
+}
+
+static inline bool sroce_kind_is_rd_atomic(u8 kind)
+{
+	return kind == SROCE_OPK_READ_REQ || kind == SROCE_OPK_CMP_SWAP ||
+	       kind == SROCE_OPK_FETCH_ADD;
+}
+
+/* engine.c */
+void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
+		      struct sroce_cqe *cqe, bool solicited);
+void sroce_engine_fatal(struct sroce_qp *qp, enum ib_event_type event);
+
+/* net_tx.c */
+void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+		       u8 opcode, u32 psn);
+struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+			       u32 paylen);
+int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* net_rx.c */
+u32 sroce_crc32(u32 crc, const void *p, size_t n);
+void sroce_icrc_skb(struct sroce_icrc_ctx *ctx, struct sk_buff *skb,
+		    unsigned int off, unsigned int len);
+
+/*
+ * copy.c: bytes between packets or buffers and local memory.  A
+ * sroce_data is where the other end of a copy is: an skb at an offset or
+ * a linear buffer.  Zero-copy transmit will add page fragments here.
+ */
+struct sroce_data {
+	struct sk_buff *skb;		/* source: payload of a packet */
+	u8 *buf;			/* or a linear buffer */
+	unsigned int off;
+};
+
+int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u64 off, u32 len, struct sroce_data *d,
+		   bool to_mem);
+int sroce_copy_sgl_check(struct sroce_qp *qp, const struct sroce_sge *sge,
+			 u32 num_sge, int access, u64 *total);
+int sroce_copy_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+		      struct sroce_data *d, bool to_mem);
+int sroce_copy_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+			    int access);
+int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
+		      u64 compare_add, u64 swap, u64 *orig);
+
+/* req.c */
+int sroce_req_init(struct sroce_qp *qp);
+void sroce_req_free(struct sroce_qp *qp);
+void sroce_req_reset(struct sroce_qp *qp);
+void sroce_req_arm(struct sroce_qp *qp);
+bool sroce_req_run(struct sroce_qp *qp, int budget);
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_congestion(struct sroce_qp *qp);
+void sroce_req_acked(struct sroce_qp *qp, u32 n);
+void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when);
+unsigned long sroce_req_rto(const struct sroce_qp *qp);
+bool sroce_req_flush(struct sroce_qp *qp, int budget);
+
+/* comp.c */
+void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct sroce_pkt_hdr *h);
+void sroce_comp_timers(struct sroce_qp *qp);
+void sroce_comp_ack(struct sroce_qp *qp, u32 psn);
+void sroce_comp_retire_errors(struct sroce_qp *qp);
+void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w,
+		    enum ib_wc_status status);
+
+/* resp.c */
+int sroce_resp_init(struct sroce_qp *qp);
+void sroce_resp_free(struct sroce_qp *qp);
+void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_resp_arm(struct sroce_qp *qp);
+void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
+		      const struct sroce_pkt_hdr *h);
+bool sroce_resp_run(struct sroce_qp *qp, int budget);
+bool sroce_resp_flush(struct sroce_qp *qp, int budget);
+
+#endif /* _SROCE_RC_H */

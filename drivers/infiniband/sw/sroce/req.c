@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester: takes WQEs from the SQ, segments their messages into
+ * packets at the path MTU and sends them, keeping a record per packet in
+ * flight; resends from a given PSN when the completer asks (go-back-N on
+ * a NAK, a timeout or a response found missing).
+ *
+ * The SQ is shared with userspace.  Each WQE is copied out of the ring
+ * before any field of it is looked at, validated once, and from then on
+ * only the copy (req.raw, req.wqes) is used, for retransmissions too.  A
+ * WQE that fails validation is not sent; it completes with an error when
+ * it becomes the oldest, and takes the QP to ERROR.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+
+#include "sroce.h"
+#include "rc.h"
+
+/* QP timeout 0 means "infinite": we still retransmit, at this pace. */
+#define SROCE_TIMEOUT_DEFAULT	17		/* 4.096 us << 17 = 537 ms */
+/* Below this, TCG guests and loaded hosts see spurious timeouts. */
+#define SROCE_RTO_MIN_MS	10
+
+int sroce_req_init(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 n = qp->sq.nentries;
+
+	req->wqes = kvcalloc(n, sizeof(*req->wqes), GFP_KERNEL);
+	req->raw = kvmalloc_array(n, qp->sq.stride, GFP_KERNEL);
+	req->pkt_cap = SROCE_PKTS_MIN;
+	req->pkts = kvcalloc(req->pkt_cap, sizeof(*req->pkts), GFP_KERNEL);
+	if (!req->wqes || !req->raw || !req->pkts) {
+		sroce_req_free(qp);
+		return -ENOMEM;
+	}
+	sroce_req_reset(qp);
+	return 0;
+}
+
+void sroce_req_free(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	kvfree(req->pkts);
+	kvfree(req->raw);
+	kvfree(req->wqes);
+	req->pkts = NULL;
+	req->raw = NULL;
+	req->wqes = NULL;
+}
+
+/*
+ * RESET removes every WQE without a completion: the ring is emptied by
+ * moving our consumer index to the producer's, whatever it says.
+ */
+void sroce_req_reset(struct sroce_qp *qp)
+{
+	struct sroce_queue *q = &qp->sq;
+	struct sroce_req *req = &qp->req;
+
+	req->ready = false;
+	sroce_queue_consume(q, READ_ONCE(q->hdr->prod) - q->index);
+	req->fetch = q->index;
+	req->cur = q->index;
+	req->cur_off = 0;
+	req->started = q->index;
+	req->rd_atomic = 0;
+	req->pkt_head = 0;
+	req->pkt_tail = 0;
+	sroce_cwnd_init(&req->cwnd, SROCE_CWND_MIN, SROCE_WINDOW_DEFAULT,
+			SROCE_CWND_GROW_EVERY);
+	req->rewound = false;
+	req->rto_armed = false;
+	req->rnr_wait = false;
+	req->drained = false;
+	/* Idle: the first post must ring the doorbell. */
+	WRITE_ONCE(q->hdr->flags, SROCE_RING_F_KICK);
+}
+
+/* RTS: the requester starts at the SQ PSN modify_qp set. */
+void sroce_req_arm(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->psn = qp->sq_psn;
+	req->una = qp->sq_psn;
+	req->psn_max = qp->sq_psn;
+	req->ackreq_psn = qp->sq_psn;
+	req->retry_left = qp->retry_cnt;
+	req->rnr_left = qp->rnr_retry;
+	/* Pairs with the acquire in the work: the fields above first. */
+	smp_store_release(&req->ready, true);
+}
+
+/* Retransmit timeout: 4.096 us * 2^timeout (IBTA), within sane bounds. */
+unsigned long sroce_req_rto(const struct sroce_qp *qp)
+{
+	u8 t = READ_ONCE(qp->timeout) ?: SROCE_TIMEOUT_DEFAULT;
+
+	return max(nsecs_to_jiffies(sroce_ack_timeout_ns(t)),
+		   msecs_to_jiffies(SROCE_RTO_MIN_MS));
+}
+
+/* Fire no later than @when (the timer only kicks; the work decides). */
+void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when)
+{
+	struct timer_list *t = &qp->req.timer;
+
+	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
+		return;
+	if (!timer_pending(t) || time_before(when, t->expires))
+		mod_timer(t, when);
+}
+
+static enum sroce_op_kind sroce_req_kind(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND:
+		return SROCE_OPK_SEND;
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		return SROCE_OPK_SEND_IMM;
+	case IB_UVERBS_WR_RDMA_WRITE:
+		return SROCE_OPK_WRITE;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return SROCE_OPK_WRITE_IMM;
+	case IB_UVERBS_WR_RDMA_READ:
+		return SROCE_OPK_READ_REQ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return SROCE_OPK_CMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return SROCE_OPK_FETCH_ADD;
+	default:
+		return SROCE_OPK_NONE;
+	}
+}
+
+/* Copy the inline data or the SGEs (sizes from our copy of the header). */
+static enum ib_wc_status sroce_req_copy_body(struct sroce_qp *qp,
+					     struct sroce_swqe *w, u8 *raw,
+					     const u8 *slot)
+{
+	const struct sroce_send_wqe *wqe = (const void *)raw;
+	u32 body = qp->sq.stride - SROCE_SEND_WQE_HDR_SIZE;
+	u64 total;
+
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		if (wqe->num_sge || sroce_kind_is_rd_atomic(w->kind))
+			return IB_WC_LOC_QP_OP_ERR;
+		if (wqe->inline_len > qp->max_inline || wqe->inline_len > body)
+			return IB_WC_LOC_LEN_ERR;
+		memcpy(raw + SROCE_SEND_WQE_HDR_SIZE,
+		       slot + SROCE_SEND_WQE_HDR_SIZE, wqe->inline_len);
+		w->inline_data = raw + SROCE_SEND_WQE_HDR_SIZE;
+		w->length = wqe->inline_len;
+		return IB_WC_SUCCESS;
+	}
+	if (wqe->num_sge > qp->max_send_sge ||
+	    wqe->num_sge > body / sizeof(struct sroce_sge))
+		return IB_WC_LOC_QP_OP_ERR;
+	memcpy(raw + SROCE_SEND_WQE_HDR_SIZE, slot + SROCE_SEND_WQE_HDR_SIZE,
+	       wqe->num_sge * sizeof(struct sroce_sge));
+	w->sge = (const void *)(raw + SROCE_SEND_WQE_HDR_SIZE);
+	w->num_sge = wqe->num_sge;
+	/* READ responses and atomic results are written locally. */
+	if (sroce_copy_sgl_check(qp, w->sge, w->num_sge,
+				 sroce_kind_is_rd_atomic(w->kind) ?
+				 IB_ACCESS_LOCAL_WRITE : 0, &total))
+		return IB_WC_LOC_PROT_ERR;
+	if (total > SROCE_MSG_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	w->length = total;
+	return IB_WC_SUCCESS;
+}
+
+static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
+					    struct sroce_swqe *w, u8 *raw,
+					    const u8 *slot)
+{
+	const struct sroce_send_wqe *wqe = (const void *)raw;
+	enum ib_wc_status status;
+	u32 mtu = qp->mtu;
+
+	w->kind = sroce_req_kind(wqe->opcode);
+	if (w->kind == SROCE_OPK_NONE)
+		return IB_WC_LOC_QP_OP_ERR;
+	status = sroce_req_copy_body(qp, w, raw, slot);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	switch (w->kind) {
+	case SROCE_OPK_CMP_SWAP:
+	case SROCE_OPK_FETCH_ADD:
+		if (w->length != 8)
+			return IB_WC_LOC_LEN_ERR;
+		w->remote_addr = wqe->wr.atomic.remote_addr;
+		w->rkey = wqe->wr.atomic.rkey;
+		w->compare_add = wqe->wr.atomic.compare_add;
+		w->swap = wqe->wr.atomic.swap;
+		w->npsn = 1;
+		return IB_WC_SUCCESS;
+	case SROCE_OPK_WRITE:
+	case SROCE_OPK_WRITE_IMM:
+	case SROCE_OPK_READ_REQ:
+		w->remote_addr = wqe->wr.rdma.remote_addr;
+		w->rkey = wqe->wr.rdma.rkey;
+		break;
+	default:
+		break;
+	}
+	/* Packets (or READ responses); an empty message is one packet. */
+	w->npsn = sroce_seg_npsn(w->length, mtu);
+	if (!w->npsn || w->npsn > SROCE_PSN_INFLIGHT_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/* Copy the WQE at ring index @idx out of the ring, then validate it. */
+static void sroce_req_copy(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_queue *q = &qp->sq;
+	u8 *raw = qp->req.raw + (size_t)(idx & q->mask) * q->stride;
+	const u8 *slot = sroce_queue_slot(q, idx);
+	struct sroce_swqe *w = sroce_req_wqe(qp, idx);
+	const struct sroce_send_wqe *wqe = (const void *)raw;
+
+	memcpy(raw, slot, SROCE_SEND_WQE_HDR_SIZE);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wqe->wr_id;
+	w->opcode = wqe->opcode;
+	w->send_flags = wqe->send_flags;
+	w->imm = wqe->imm_data;
+	w->status = sroce_req_validate(qp, w, raw, slot);
+	if (w->status != IB_WC_SUCCESS)
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_BAD_WQES);
+}
+
+/* WQEs posted and not copied yet; -EIO if the producer index is bogus. */
+static int sroce_req_avail(struct sroce_qp *qp)
+{
+	int n = sroce_queue_avail(&qp->sq);
+	u32 copied = qp->req.fetch - qp->sq.index;
+
+	if (n < 0 || (u32)n < copied)
+		return -EIO;
+	return n - copied;
+}
+
+/*
+ * WQEs to copy, or 0 after asking for a doorbell.  The flag is set, then
+ * a full barrier, then the ring is read again: a post that missed the
+ * flag is seen here, a post after it rings (libsroce stores prod, fences,
+ * then reads flags).
+ */
+static int sroce_req_avail_or_idle(struct sroce_qp *qp)
+{
+	u32 *flags = &qp->sq.hdr->flags;
+	int n = sroce_req_avail(qp);
+
+	if (n)
+		return n;
+	WRITE_ONCE(*flags, SROCE_RING_F_KICK);
+	/* Flag store before the prod load; libsroce fences the other way. */
+	smp_mb();
+	n = sroce_req_avail(qp);
+	if (n)
+		WRITE_ONCE(*flags, 0);
+	return n;
+}
+
+/* Copy the next WQE: 0, -EAGAIN when the SQ is empty, -EIO if corrupt. */
+static int sroce_req_fetch(struct sroce_qp *qp)
+{
+	int n = sroce_req_avail_or_idle(qp);
+
+	if (!n)
+		return -EAGAIN;
+	if (n < 0) {
+		pr_warn_ratelimited("sroce: QP %u: SQ producer index is corrupt\n",
+				    qp->ibqp.qp_num);
+		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
+		return -EIO;
+	}
+	sroce_req_copy(qp, qp->req.fetch);
+	qp->req.fetch++;
+	return 0;
+}
+
+/*
+ * Make room for one more packet record: grow the ring (doubling).  There
+ * are never more records than PSNs in the window.
+ */
+static bool sroce_req_records_room(struct sroce_req *req)
+{
+	u32 used = req->pkt_head - req->pkt_tail;
+	struct sroce_txpkt *pkts;
+	u32 cap, i;
+
+	if (used < req->pkt_cap)
+		return true;
+	if (req->pkt_cap >= req->cwnd.max)
+		return false;
+	cap = req->pkt_cap * 2;
+	/* We may run on the memory reclaim path: no sleeping here. */
+	pkts = kvmalloc_array(cap, sizeof(*pkts), GFP_NOWAIT | __GFP_NOWARN);
+	if (!pkts)
+		return false;
+	for (i = 0; i < used; i++)
+		pkts[i] = req->pkts[(req->pkt_tail + i) & (req->pkt_cap - 1)];
+	kvfree(req->pkts);
+	req->pkts = pkts;
+	req->pkt_cap = cap;
+	req->pkt_tail = 0;
+	req->pkt_head = used;
+	return true;
+}
+
+/* May a packet for PSNs [psn, psn + npsn) go, window and records? */
+static bool sroce_req_window_open(struct sroce_req *req, u32 psn, u32 npsn)
+{
+	return sroce_cwnd_allows(&req->cwnd, req->una, req->psn_max, psn,
+				 npsn) &&
+	       sroce_req_records_room(req);
+}
+
+/*
+ * A loss, or a packet refused locally: halve the window, once per
+ * episode (until everything sent before it is acknowledged).
+ */
+void sroce_req_congestion(struct sroce_qp *qp)
+{
+	sroce_cwnd_loss(&qp->req.cwnd, qp->req.una, qp->req.psn_max);
+}
+
+/* @n more PSNs acknowledged (una already moved): grow the window. */
+void sroce_req_acked(struct sroce_qp *qp, u32 n)
+{
+	sroce_cwnd_acked(&qp->req.cwnd, qp->req.una, n);
+}
+
+static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn)
+{
+	struct sroce_txpkt *p = &req->pkts[req->pkt_head & (req->pkt_cap - 1)];
+
+	p->psn = psn;
+	p->npsn = npsn;
+	p->wqe = req->cur;
+	p->sent = jiffies;
+	req->pkt_head++;
+}
+
+/*
+ * First transmission of a WQE: the limits that hold it back (fence,
+ * max_rd_atomic, PSNs outstanding) and its PSN range.
+ */
+static int sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+	bool rd = sroce_kind_is_rd_atomic(w->kind);
+	u32 out = sroce_psn_sub(req->psn_max, req->una);
+
+	if ((w->send_flags & IB_SEND_FENCE) && req->rd_atomic)
+		return -EBUSY;
+	if (rd && !qp->max_rd_atomic) {
+		w->status = IB_WC_LOC_QP_OP_ERR;
+		sroce_comp_retire_errors(qp);
+		return -EIO;
+	}
+	if (rd && req->rd_atomic >= qp->max_rd_atomic)
+		return -EBUSY;
+	if (out + w->npsn > SROCE_PSN_INFLIGHT_MAX)
+		return -EBUSY;
+	w->started = true;
+	w->first_psn = req->psn_max;
+	req->started++;
+	if (rd)
+		req->rd_atomic++;
+	return 0;
+}
+
+static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
+			       u8 kind)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* READ and ATOMIC are answered by their responses. */
+	if (sroce_kind_is_rd_atomic(kind))
+		return false;
+	return last ||
+	       sroce_psn_sub(psn, req->ackreq_psn) >= SROCE_ACKREQ_EVERY ||
+	       sroce_psn_sub(sroce_psn_add(psn, 1), req->una) >= req->cwnd.cwnd;
+}
+
+/* Extension header fields of the packet at @off of @w. */
+static void sroce_req_fill(struct sroce_qp *qp, struct sroce_swqe *w,
+			   struct sroce_pkt_hdr *h, u32 off, bool last)
+{
+	const struct sroce_opcode_info *oi = sroce_wire_opcode_info(h->opcode);
+
+	if (oi->hdrs & SROCE_HDR_RETH) {
+		h->va = w->remote_addr + off;
+		h->rkey = w->rkey;
+		h->dma_len = w->kind == SROCE_OPK_READ_REQ ? w->length - off :
+							     w->length;
+	}
+	if (oi->hdrs & SROCE_HDR_ATMETH) {
+		h->va = w->remote_addr;
+		h->rkey = w->rkey;
+		if (w->kind == SROCE_OPK_CMP_SWAP) {
+			h->swap_add = w->swap;
+			h->compare = w->compare_add;
+		} else {
+			h->swap_add = w->compare_add;
+		}
+	}
+	if (oi->hdrs & SROCE_HDR_IMMDT)
+		h->imm = be32_to_cpu((__force __be32)w->imm);
+	h->se = last && (w->send_flags & IB_SEND_SOLICITED) &&
+		(w->kind == SROCE_OPK_SEND || w->kind == SROCE_OPK_SEND_IMM ||
+		 w->kind == SROCE_OPK_WRITE_IMM);
+}
+
+static int sroce_req_payload(struct sroce_qp *qp, struct sroce_swqe *w,
+			     struct sk_buff *skb, u32 off, u32 len)
+{
+	struct sroce_data d = {
+		.buf = skb->data + sroce_wire_hdr_len(skb->data[0]),
+	};
+
+	if (!len)
+		return 0;
+	if (w->inline_data) {
+		memcpy(d.buf, w->inline_data + off, len);
+		return 0;
+	}
+	return sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false);
+}
+
+/* Send the next packet of @w (cur, at cur_off) and advance. */
+static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+	u32 mtu = qp->mtu, off = req->cur_off, len = 0, npsn = 1;
+	u32 psn = sroce_psn_add(w->first_psn, off / mtu);
+	struct sroce_seg seg = { .pos = SROCE_POS_ONLY };
+	struct sroce_pkt_hdr h;
+	struct sk_buff *skb;
+	bool last = true;
+	int opcode;
+
+	if (w->kind == SROCE_OPK_READ_REQ) {
+		npsn = w->npsn - off / mtu;
+	} else if (!sroce_kind_is_rd_atomic(w->kind)) {
+		if (WARN_ON_ONCE(sroce_seg_at(w->length, off, mtu, &seg)))
+			return -EIO;
+		len = seg.len;
+		last = seg.pos == SROCE_POS_LAST || seg.pos == SROCE_POS_ONLY;
+	}
+	opcode = sroce_wire_opcode_for(SROCE_TR_RC, w->kind, seg.pos);
+	if (WARN_ON_ONCE(opcode < 0))
+		return -EIO;
+	sroce_tx_hdr_init(qp, &h, opcode, psn);
+	sroce_req_fill(qp, w, &h, off, last);
+	h.ackreq = sroce_req_want_ack(qp, psn, last, w->kind);
+
+	skb = sroce_tx_alloc(qp, &h, len);
+	if (!skb) {
+		/* Try again shortly rather than spin. */
+		sroce_req_timer_set(qp, jiffies + 1);
+		return -ENOMEM;
+	}
+	if (sroce_req_payload(qp, w, skb, off, len)) {
+		kfree_skb(skb);
+		w->status = IB_WC_LOC_PROT_ERR;
+		sroce_comp_retire_errors(qp);
+		return -EIO;
+	}
+	if (sroce_tx_xmit(qp, skb) == -ENOBUFS) {
+		/* Never left: send the same packet again shortly. */
+		sroce_req_congestion(qp);
+		sroce_req_timer_set(qp, jiffies + 1);
+		return -ENOBUFS;
+	}
+	if (sroce_psn_before(psn, req->psn_max))
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
+
+	sroce_req_record(req, psn, npsn);
+	if (h.ackreq)
+		req->ackreq_psn = psn;
+	req->psn = sroce_psn_add(psn, npsn);
+	if (sroce_psn_after(req->psn, req->psn_max))
+		req->psn_max = req->psn;
+	if (last) {
+		req->cur++;
+		req->cur_off = 0;
+	} else {
+		req->cur_off += len;
+	}
+	if (!req->rto_armed) {
+		req->rto_armed = true;
+		req->rto_at = jiffies + sroce_req_rto(qp);
+		sroce_req_timer_set(qp, req->rto_at);
+	}
+	return 0;
+}
+
+/* One step for the WQE at cur: 0 if a packet went out. */
+static int sroce_req_step(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *w = sroce_req_wqe(qp, req->cur);
+	u32 npsn, pkt = req->cur_off / qp->mtu;
+	int err;
+
+	if (w->status != IB_WC_SUCCESS) {
+		/* Fails once every WQE before it has completed. */
+		sroce_comp_retire_errors(qp);
+		return -EIO;
+	}
+	if (req->cur == req->started) {
+		err = sroce_req_start(qp, w);
+		if (err)
+			return err;
+	}
+	npsn = w->kind == SROCE_OPK_READ_REQ ? w->npsn - pkt : 1;
+	if (!sroce_req_window_open(req, sroce_psn_add(w->first_psn, pkt),
+				   npsn))
+		return -ENOBUFS;
+	return sroce_req_send(qp, w);
+}
+
+static void sroce_req_check_drained(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+
+	if (qp->req.drained || qp->sq.index != qp->req.started)
+		return;
+	qp->req.drained = true;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * Send up to @budget packets.  True if it stopped on the budget with more
+ * to send; false when idle or blocked (window, max_rd_atomic, fence, RNR
+ * wait): an ACK or a timer kicks the engine again.
+ */
+bool sroce_req_run(struct sroce_qp *qp, int budget)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sroce_req *req = &qp->req;
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return false;
+	if (state == IB_QPS_RTS)
+		req->drained = false;
+	/* Running: posts need no doorbell until we go idle again. */
+	if (READ_ONCE(qp->sq.hdr->flags))
+		WRITE_ONCE(qp->sq.hdr->flags, 0);
+
+	while (budget > 0) {
+		if (req->rnr_wait || READ_ONCE(qp->state) == IB_QPS_ERR)
+			return false;
+		/* SQD: finish what started, start nothing new. */
+		if (state == IB_QPS_SQD && req->cur == req->started) {
+			sroce_req_check_drained(qp);
+			return false;
+		}
+		if (req->cur == req->fetch) {
+			if (sroce_req_fetch(qp))
+				return false;
+			continue;
+		}
+		if (sroce_req_step(qp))
+			return false;
+		budget--;
+	}
+	return true;
+}
+
+/*
+ * Position cur at the WQE holding @psn, or past every started WQE when
+ * @psn is psn_max.
+ */
+void sroce_req_seek(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 i;
+
+	for (i = qp->sq.index; i != req->started; i++) {
+		struct sroce_swqe *w = sroce_req_wqe(qp, i);
+
+		if (sroce_psn_in_window(psn, w->first_psn, w->npsn)) {
+			req->cur = i;
+			req->cur_off = sroce_psn_sub(psn, w->first_psn) *
+				       qp->mtu;
+			req->psn = psn;
+			return;
+		}
+	}
+	req->cur = req->started;
+	req->cur_off = 0;
+	req->psn = req->psn_max;
+}
+
+/*
+ * Go back to @psn (>= una) and send everything from there again.  Records
+ * of packets at or after @psn are dropped: they will be sent anew.
+ */
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	sroce_req_seek(qp, psn);
+	while (req->pkt_head != req->pkt_tail) {
+		struct sroce_txpkt *p =
+			&req->pkts[(req->pkt_head - 1) & (req->pkt_cap - 1)];
+
+		if (sroce_psn_before_eq(sroce_psn_add(p->psn, p->npsn), psn))
+			break;
+		req->pkt_head--;
+	}
+	req->rewound = true;
+	req->rewind_psn = psn;
+	req->rto_armed = true;
+	req->rto_at = jiffies + sroce_req_rto(qp);
+	sroce_req_timer_set(qp, req->rto_at);
+}
+
+/* Only the header matters to a flushed WQE (wr_id, opcode). */
+static void sroce_req_copy_hdr(struct sroce_qp *qp, u32 idx)
+{
+	const struct sroce_send_wqe *wqe = sroce_queue_slot(&qp->sq, idx);
+	struct sroce_swqe *w = sroce_req_wqe(qp, idx);
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = READ_ONCE(wqe->wr_id);
+	w->opcode = READ_ONCE(wqe->opcode);
+	w->kind = sroce_req_kind(w->opcode);
+}
+
+/*
+ * ERROR: every WQE, copied or still in the ring, completes with
+ * FLUSH_ERR, signalled or not.  True if the budget ran out first.
+ */
+bool sroce_req_flush(struct sroce_qp *qp, int budget)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->rnr_wait = false;
+	req->rto_armed = false;
+	while (budget-- > 0) {
+		if (qp->sq.index == req->fetch) {
+			/* A corrupt ring has nothing more to flush. */
+			if (sroce_req_avail_or_idle(qp) <= 0)
+				return false;
+			sroce_req_copy_hdr(qp, req->fetch);
+			req->fetch++;
+		}
+		sroce_comp_wqe(qp, sroce_req_wqe(qp, qp->sq.index),
+			       IB_WC_WR_FLUSH_ERR);
+	}
+	return true;
+}

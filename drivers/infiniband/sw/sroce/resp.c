@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: executes requests in PSN order.
+ *
+ * Each request is classified against the expected PSN (proto/resp.c):
+ *  - NEW: executed.  SENDs land in receive WQEs copied out of the RQ (no
+ *    WQE posted: RNR NAK with our min_rnr_timer); WRITEs, READs and
+ *    atomics go through the rkey, checked for every access.
+ *  - DUPLICATE: never executed again.  SEND/WRITE are acknowledged again;
+ *    READs are answered again from memory and atomics with the saved
+ *    result, both from the responder resources (the last
+ *    max_dest_rd_atomic READ/ATOMIC requests).
+ *  - OUT OF SEQUENCE: one PSN sequence error NAK, then silence until the
+ *    expected PSN arrives.
+ *
+ * ACKs are coalesced: packets that ask for one (AckReq, or the end of a
+ * message) set ack_due, and one ACK for the newest PSN leaves at the end
+ * of the engine run; a NAK or a READ/ATOMIC response acknowledges what
+ * precedes it and clears it.  READ responses go out a budget at a time,
+ * and requests behind them wait, so responses leave in PSN order.
+ *
+ * A request that cannot be executed (bad opcode sequence, length, rkey or
+ * range) gets a NAK and takes the QP to ERROR (IBTA class C errors).
+ */
+#include <linux/slab.h>
+
+#include "sroce.h"
+#include "rc.h"
+#include "proto/resp.h"
+
+#define SROCE_RC_OPCODE(op)	(SROCE_TR_RC | SROCE_OP_##op)
+
+enum sroce_resp_nak {
+	SROCE_RESP_NAK_NONE,
+	SROCE_RESP_NAK_SEQ,
+	SROCE_RESP_NAK_RNR,
+};
+
+int sroce_resp_init(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	skb_queue_head_init(&resp->pending);
+	resp->rwqe = kmalloc(qp->rq.stride, GFP_KERNEL);
+	resp->nres = SROCE_MAX_RD_ATOMIC;
+	resp->res = kcalloc(resp->nres, sizeof(*resp->res), GFP_KERNEL);
+	if (!resp->rwqe || !resp->res) {
+		sroce_resp_free(qp);
+		return -ENOMEM;
+	}
+	sroce_resp_reset(qp);
+	return 0;
+}
+
+void sroce_resp_free(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	__skb_queue_purge(&resp->pending);
+	kfree(resp->res);
+	kfree(resp->rwqe);
+	resp->res = NULL;
+	resp->rwqe = NULL;
+}
+
+/* RESET: the RQ is emptied without completions, like the SQ. */
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_queue *q = &qp->rq;
+
+	resp->ready = false;
+	__skb_queue_purge(&resp->pending);
+	sroce_queue_consume(q, READ_ONCE(q->hdr->prod) - q->index);
+	/* Receives need a doorbell only in ERROR. */
+	WRITE_ONCE(q->hdr->flags, 0);
+	resp->epsn = 0;
+	resp->msn = 0;
+	resp->nak = SROCE_RESP_NAK_NONE;
+	resp->msg = SROCE_OPK_NONE;
+	resp->offset = 0;
+	resp->have_rwqe = false;
+	resp->ack_due = false;
+	memset(resp->res, 0, resp->nres * sizeof(*resp->res));
+	resp->res_next = 0;
+	memset(&resp->rd, 0, sizeof(resp->rd));
+}
+
+/* RTR: the responder expects the RQ PSN modify_qp set. */
+void sroce_resp_arm(struct sroce_qp *qp)
+{
+	qp->resp.epsn = qp->rq_psn;
+	/* Pairs with the acquire in the work: epsn first. */
+	smp_store_release(&qp->resp.ready, true);
+}
+
+/*
+ * A duplicate READ at or before the response stream in progress: the
+ * requester went back to it and resends everything after it, so the
+ * stream and the requests queued behind it are wasted work (and would
+ * make the duplicate wait for them).  Drop them; answer it next.
+ */
+static void sroce_resp_preempt(struct sroce_qp *qp,
+			       const struct sroce_pkt_hdr *h)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!resp->rd.active ||
+	    h->opcode != SROCE_RC_OPCODE(READ_REQ) ||
+	    sroce_resp_classify_psn(resp->epsn, h->psn) !=
+	    SROCE_RESP_PSN_DUPLICATE ||
+	    sroce_psn_after(h->psn, resp->rd.psn))
+		return;
+	resp->rd.active = false;
+	__skb_queue_purge(&resp->pending);
+}
+
+/* A request from rxq: wait in order behind any READ responses. */
+void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
+		      const struct sroce_pkt_hdr *h)
+{
+	sroce_resp_preempt(qp, h);
+	if (skb_queue_len(&qp->resp.pending) >= SROCE_RXQ_MAX) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_DROPPED);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_queue_tail(&qp->resp.pending, skb);
+}
+
+/*
+ * ACK, NAK or atomic ACK: AETH with our MSN.  -ENOBUFS if it could not
+ * leave now (no memory, refused locally); a lost one is the requester's
+ * timer's business.
+ */
+static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
+			   u8 syndrome, u64 orig)
+{
+	struct sroce_pkt_hdr h;
+	struct sk_buff *skb;
+
+	sroce_tx_hdr_init(qp, &h, opcode, psn);
+	h.syndrome = syndrome;
+	h.msn = qp->resp.msn & SROCE_U24_MAX;
+	h.orig = orig;
+	skb = sroce_tx_alloc(qp, &h, 0);
+	if (!skb)
+		return -ENOBUFS;
+	return sroce_tx_xmit(qp, skb) == -ENOBUFS ? -ENOBUFS : 0;
+}
+
+/*
+ * The coalesced ACK, for everything before the expected PSN.  If it
+ * cannot leave now it stays due, and the timer brings us back.
+ */
+static void sroce_resp_ack(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!resp->ack_due)
+		return;
+	if (sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK),
+			    sroce_psn_sub(resp->epsn, 1),
+			    sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), 0)) {
+		sroce_req_timer_set(qp, jiffies + 1);
+		return;
+	}
+	resp->ack_due = false;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_ACKS_SENT);
+}
+
+static void sroce_resp_nak(struct sroce_qp *qp, u8 syndrome, u32 psn,
+			   enum sroce_counter c)
+{
+	/* A NAK acknowledges every PSN before its own. */
+	qp->resp.ack_due = false;
+	sroce_cnt_inc(sroce_qp_cnt(qp), c);
+	sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK), psn, syndrome, 0);
+}
+
+static struct sroce_sge *sroce_resp_sges(struct sroce_resp *resp)
+{
+	return (struct sroce_sge *)(resp->rwqe + 1);
+}
+
+/* Complete and retire the receive WQE in use. */
+static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
+				enum ib_wc_opcode opcode, u32 byte_len,
+				const struct sroce_pkt_hdr *h)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_cqe cqe = {
+		.wr_id = resp->rwqe->wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->dest_qpn,
+		.port_num = SROCE_PORT,
+	};
+	bool se = false;
+
+	if (h) {
+		se = h->se;
+		if (sroce_wire_opcode_info(h->opcode)->hdrs & SROCE_HDR_IMMDT) {
+			cqe.imm_data = (__force u32)cpu_to_be32(h->imm);
+			cqe.wc_flags = IB_WC_WITH_IMM;
+		}
+	}
+	resp->have_rwqe = false;
+	/* The slot is free before the consumer can see the completion. */
+	sroce_queue_consume(&qp->rq, 1);
+	sroce_engine_cqe(qp, qp->rcq, &cqe, se);
+}
+
+/*
+ * Class C error: NAK @psn, fail the receive WQE in use if any, and take
+ * the QP to ERROR.
+ */
+static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
+			    enum sroce_nak_code code, enum ib_wc_status status,
+			    enum ib_event_type event)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_resp_nak(qp, sroce_aeth_nak(code), psn, SROCE_CNT_ERR_NAKS_SENT);
+	if (resp->have_rwqe)
+		sroce_resp_complete(qp, status, IB_WC_RECV, resp->offset, NULL);
+	sroce_engine_fatal(qp, event);
+}
+
+static void sroce_resp_invalid(struct sroce_qp *qp, u32 psn)
+{
+	sroce_resp_fail(qp, psn, SROCE_NAK_INVALID_REQ, IB_WC_LOC_QP_OP_ERR,
+			IB_EVENT_QP_REQ_ERR);
+}
+
+static void sroce_resp_access(struct sroce_qp *qp, u32 psn)
+{
+	sroce_resp_fail(qp, psn, SROCE_NAK_REM_ACCESS, IB_WC_LOC_PROT_ERR,
+			IB_EVENT_QP_ACCESS_ERR);
+}
+
+/*
+ * The receive WQE for the message at hand: 1 when there is one, 0 when
+ * the RQ is empty (RNR), < 0 when the QP failed.
+ */
+static int sroce_resp_get_rwqe(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_queue *q = &qp->rq;
+	const u8 *slot;
+	u32 i, nsge;
+	int n;
+
+	if (resp->have_rwqe)
+		return 1;
+	n = sroce_queue_avail(q);
+	if (n < 0) {
+		pr_warn_ratelimited("sroce: QP %u: RQ producer index is corrupt\n",
+				    qp->ibqp.qp_num);
+		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
+		return -EIO;
+	}
+	if (!n)
+		return 0;
+	/* Copy first, then look: userspace may be writing the slot. */
+	slot = sroce_queue_slot(q, q->index);
+	memcpy(resp->rwqe, slot, SROCE_RECV_WQE_HDR_SIZE);
+	resp->have_rwqe = true;
+	nsge = resp->rwqe->num_sge;
+	if (nsge > qp->max_recv_sge ||
+	    nsge > (q->stride - SROCE_RECV_WQE_HDR_SIZE) /
+		   sizeof(struct sroce_sge)) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_BAD_WQES);
+		resp->offset = 0;
+		sroce_resp_fail(qp, psn, SROCE_NAK_REM_OP_ERR,
+				IB_WC_LOC_QP_OP_ERR, SROCE_EVENT_NONE);
+		return -EINVAL;
+	}
+	memcpy(sroce_resp_sges(resp), slot + SROCE_RECV_WQE_HDR_SIZE,
+	       nsge * sizeof(struct sroce_sge));
+	resp->rwqe_len = 0;
+	for (i = 0; i < nsge; i++)
+		resp->rwqe_len += sroce_resp_sges(resp)[i].length;
+	return 1;
+}
+
+static void sroce_resp_rnr(struct sroce_qp *qp, u32 psn)
+{
+	qp->resp.nak = SROCE_RESP_NAK_RNR;
+	sroce_resp_nak(qp, sroce_aeth_rnr_nak(READ_ONCE(qp->min_rnr_timer)),
+		       psn, SROCE_CNT_RNR_NAKS_SENT);
+}
+
+/* Executed: expect the next PSN; ACK later if asked or at a message end. */
+static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
+			    bool last)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	resp->epsn = sroce_psn_add(resp->epsn, 1);
+	if (h->ackreq || last)
+		resp->ack_due = true;
+}
+
+/* May a packet at @pos of a @msg message come now? */
+static bool sroce_resp_in_order(const struct sroce_resp *resp, u8 pos, u8 msg)
+{
+	if (pos == SROCE_POS_FIRST || pos == SROCE_POS_ONLY)
+		return resp->msg == SROCE_OPK_NONE;
+	return resp->msg == msg;
+}
+
+static bool sroce_pos_first(u8 pos)
+{
+	return pos == SROCE_POS_FIRST || pos == SROCE_POS_ONLY;
+}
+
+static bool sroce_pos_last(u8 pos)
+{
+	return pos == SROCE_POS_LAST || pos == SROCE_POS_ONLY;
+}
+
+static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
+			    const struct sroce_pkt_hdr *h,
+			    const struct sroce_opcode_info *oi)
+{
+	struct sroce_data d = { .skb = skb, .off = h->hdr_len };
+	struct sroce_resp *resp = &qp->resp;
+	bool last = sroce_pos_last(oi->pos);
+	int r;
+
+	if (!sroce_resp_in_order(resp, oi->pos, SROCE_OPK_SEND)) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	r = sroce_resp_get_rwqe(qp, h->psn);
+	if (r <= 0) {
+		if (!r)
+			sroce_resp_rnr(qp, h->psn);
+		return;
+	}
+	if (sroce_pos_first(oi->pos)) {
+		resp->msg = SROCE_OPK_SEND;
+		resp->offset = 0;
+	}
+	if (resp->offset + h->payload_len > resp->rwqe_len) {
+		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
+				IB_WC_LOC_LEN_ERR, SROCE_EVENT_NONE);
+		return;
+	}
+	if (h->payload_len &&
+	    sroce_copy_sgl(qp, sroce_resp_sges(resp), resp->rwqe->num_sge,
+			   resp->offset, h->payload_len, &d, true)) {
+		sroce_resp_fail(qp, h->psn, SROCE_NAK_REM_OP_ERR,
+				IB_WC_LOC_PROT_ERR, SROCE_EVENT_NONE);
+		return;
+	}
+	resp->offset += h->payload_len;
+	if (last) {
+		resp->msg = SROCE_OPK_NONE;
+		resp->msn++;
+		sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV, resp->offset,
+				    h);
+	}
+	sroce_resp_done(qp, h, last);
+}
+
+/* First packet of a WRITE: the RETH and the right to write its range. */
+static int sroce_resp_write_first(struct sroce_qp *qp,
+				  const struct sroce_pkt_hdr *h)
+{
+	if (h->dma_len > SROCE_MSG_MAX) {
+		sroce_resp_invalid(qp, h->psn);
+		return -EINVAL;
+	}
+	/* An empty WRITE touches no memory: its rkey is not checked. */
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE) ||
+	    (h->dma_len && sroce_copy_check_remote(qp, h->rkey, h->va,
+						   h->dma_len,
+						   IB_ACCESS_REMOTE_WRITE))) {
+		sroce_resp_access(qp, h->psn);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt_hdr *h,
+			     const struct sroce_opcode_info *oi)
+{
+	struct sroce_data d = { .skb = skb, .off = h->hdr_len };
+	struct sroce_resp *resp = &qp->resp;
+	bool first = sroce_pos_first(oi->pos), last = sroce_pos_last(oi->pos);
+	u32 off = first ? 0 : resp->offset;
+	u32 length = first ? h->dma_len : resp->length;
+	u32 len = h->payload_len;
+	int r;
+
+	if (!sroce_resp_in_order(resp, oi->pos, SROCE_OPK_WRITE)) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	if (first && sroce_resp_write_first(qp, h))
+		return;
+	if ((u64)off + len > length || (last && off + len != length)) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	/* With immediate: a receive WQE is consumed, so one must be there. */
+	if (last && (oi->hdrs & SROCE_HDR_IMMDT)) {
+		r = sroce_resp_get_rwqe(qp, h->psn);
+		if (r <= 0) {
+			if (!r)
+				sroce_resp_rnr(qp, h->psn);
+			return;
+		}
+	}
+	if (first) {
+		resp->msg = SROCE_OPK_WRITE;
+		resp->va = h->va;
+		resp->rkey = h->rkey;
+		resp->length = h->dma_len;
+		resp->offset = 0;
+	}
+	if (sroce_copy_remote(qp, resp->rkey, resp->va + off, len, &d, true)) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	resp->offset += len;
+	if (last) {
+		resp->msg = SROCE_OPK_NONE;
+		resp->msn++;
+		if (oi->hdrs & SROCE_HDR_IMMDT)
+			sroce_resp_complete(qp, IB_WC_SUCCESS,
+					    IB_WC_RECV_RDMA_WITH_IMM,
+					    resp->length, h);
+	}
+	sroce_resp_done(qp, h, last);
+}
+
+static u32 sroce_resp_npsn(const struct sroce_qp *qp, u32 len)
+{
+	return sroce_seg_npsn(len, qp->mtu);
+}
+
+/* A slot for a new READ/ATOMIC; the oldest one is forgotten. */
+static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 kind,
+					    u32 psn, u32 npsn)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 n = clamp_t(u32, qp->max_dest_rd_atomic, 1, resp->nres);
+	struct sroce_res *res = &resp->res[resp->res_next++ % n];
+
+	res->kind = kind;
+	res->psn = psn;
+	res->npsn = npsn;
+	res->orig = 0;
+	return res;
+}
+
+static struct sroce_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
+					     bool read)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 n = clamp_t(u32, qp->max_dest_rd_atomic, 1, resp->nres);
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct sroce_res *res = &resp->res[i];
+
+		if (res->kind == SROCE_OPK_NONE ||
+		    (res->kind == SROCE_OPK_READ_REQ) != read)
+			continue;
+		if (sroce_psn_in_window(psn, res->psn, res->npsn))
+			return res;
+	}
+	return NULL;
+}
+
+static void sroce_resp_read_start(struct sroce_qp *qp,
+				  const struct sroce_pkt_hdr *h)
+{
+	struct sroce_rdout *rd = &qp->resp.rd;
+
+	rd->active = true;
+	rd->va = h->va;
+	rd->rkey = h->rkey;
+	rd->length = h->dma_len;
+	rd->off = 0;
+	rd->psn = h->psn;
+}
+
+static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 npsn = sroce_resp_npsn(qp, h->dma_len);
+
+	if (resp->msg != SROCE_OPK_NONE || !qp->max_dest_rd_atomic ||
+	    h->dma_len > SROCE_MSG_MAX) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_READ) ||
+	    (h->dma_len && sroce_copy_check_remote(qp, h->rkey, h->va,
+						   h->dma_len,
+						   IB_ACCESS_REMOTE_READ))) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	sroce_resp_res_new(qp, SROCE_OPK_READ_REQ, h->psn, npsn);
+	resp->msn++;
+	/* The responses acknowledge everything before them. */
+	resp->ack_due = false;
+	resp->epsn = sroce_psn_add(resp->epsn, npsn);
+	sroce_resp_read_start(qp, h);
+}
+
+static void sroce_resp_atomic(struct sroce_qp *qp,
+			      const struct sroce_pkt_hdr *h,
+			      const struct sroce_opcode_info *oi)
+{
+	struct sroce_resp *resp = &qp->resp;
+	bool cas = oi->kind == SROCE_OPK_CMP_SWAP;
+	struct sroce_res *res;
+	u64 orig;
+	int err;
+
+	if (resp->msg != SROCE_OPK_NONE || !qp->max_dest_rd_atomic) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_ATOMIC)) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	err = sroce_copy_atomic(qp, h->rkey, h->va, cas,
+				cas ? h->compare : h->swap_add, h->swap_add,
+				&orig);
+	if (err == -EINVAL) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	if (err) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	res = sroce_resp_res_new(qp, oi->kind, h->psn, 1);
+	res->orig = orig;
+	resp->msn++;
+	resp->ack_due = false;
+	resp->epsn = sroce_psn_add(resp->epsn, 1);
+	sroce_resp_aeth(qp, SROCE_RC_OPCODE(ATOMIC_ACK), h->psn,
+			sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), orig);
+}
+
+static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_hdr *h,
+			   const struct sroce_opcode_info *oi)
+{
+	if (sroce_wire_check_pmtu(h, qp->mtu)) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	switch (oi->kind) {
+	case SROCE_OPK_SEND:
+	case SROCE_OPK_SEND_IMM:
+		sroce_resp_send(qp, skb, h, oi);
+		break;
+	case SROCE_OPK_WRITE:
+	case SROCE_OPK_WRITE_IMM:
+		sroce_resp_write(qp, skb, h, oi);
+		break;
+	case SROCE_OPK_READ_REQ:
+		sroce_resp_read(qp, h);
+		break;
+	case SROCE_OPK_CMP_SWAP:
+	case SROCE_OPK_FETCH_ADD:
+		sroce_resp_atomic(qp, h, oi);
+		break;
+	default:
+		/* SEND with invalidate: no MR invalidation yet. */
+		sroce_resp_invalid(qp, h->psn);
+		break;
+	}
+}
+
+/*
+ * A READ we answered before, asked again (the answer was lost), possibly
+ * only its tail: answer again from memory, with the rkey checked again.
+ * It must end where the original ended.
+ */
+static void sroce_resp_dup_read(struct sroce_qp *qp,
+				const struct sroce_pkt_hdr *h)
+{
+	struct sroce_res *res = sroce_resp_res_find(qp, h->psn, true);
+
+	if (!res || h->dma_len > SROCE_MSG_MAX ||
+	    sroce_psn_sub(sroce_psn_add(res->psn, res->npsn), h->psn) !=
+	    sroce_resp_npsn(qp, h->dma_len))
+		return;
+	if (h->dma_len && sroce_copy_check_remote(qp, h->rkey, h->va,
+						  h->dma_len,
+						  IB_ACCESS_REMOTE_READ))
+		return;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_DUP_READS);
+	sroce_resp_read_start(qp, h);
+}
+
+static void sroce_resp_dup(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
+			   const struct sroce_opcode_info *oi)
+{
+	struct sroce_res *res;
+
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_DUP_REQ);
+	switch (oi->kind) {
+	case SROCE_OPK_READ_REQ:
+		sroce_resp_dup_read(qp, h);
+		break;
+	case SROCE_OPK_CMP_SWAP:
+	case SROCE_OPK_FETCH_ADD:
+		res = sroce_resp_res_find(qp, h->psn, false);
+		if (!res || res->psn != h->psn || res->kind != oi->kind)
+			break;
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_DUP_ATOMICS);
+		sroce_resp_aeth(qp, SROCE_RC_OPCODE(ATOMIC_ACK), h->psn,
+				sroce_aeth_ack(SROCE_AETH_CREDIT_NONE),
+				res->orig);
+		break;
+	default:
+		/* Done already: say so again (for the newest PSN). */
+		qp->resp.ack_due = true;
+		break;
+	}
+}
+
+static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_resp *resp = &qp->resp;
+	const struct sroce_opcode_info *oi;
+	struct sroce_pkt_hdr h;
+
+	if (sroce_wire_parse(skb->data, skb->len, &h))
+		goto out;
+	oi = sroce_wire_opcode_info(h.opcode);
+	switch (sroce_resp_classify_psn(resp->epsn, h.psn)) {
+	case SROCE_RESP_PSN_NEW:
+		resp->nak = SROCE_RESP_NAK_NONE;
+		sroce_resp_new(qp, skb, &h, oi);
+		break;
+	case SROCE_RESP_PSN_DUPLICATE:
+		sroce_resp_dup(qp, &h, oi);
+		break;
+	default:
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OOS_REQ);
+		if (resp->nak != SROCE_RESP_NAK_NONE)
+			break;
+		resp->nak = SROCE_RESP_NAK_SEQ;
+		sroce_resp_nak(qp, sroce_aeth_nak(SROCE_NAK_PSN_SEQ_ERR),
+			       resp->epsn, SROCE_CNT_SEQ_NAKS_SENT);
+		break;
+	}
+out:
+	consume_skb(skb);
+}
+
+/* The next READ response packet; false if it could not leave now. */
+static bool sroce_resp_read_one(struct sroce_qp *qp)
+{
+	struct sroce_rdout *rd = &qp->resp.rd;
+	struct sroce_data d;
+	struct sroce_pkt_hdr h;
+	struct sroce_seg seg;
+	struct sk_buff *skb;
+	bool last;
+	u32 len;
+
+	if (WARN_ON_ONCE(sroce_seg_at(rd->length, rd->off, qp->mtu, &seg))) {
+		rd->active = false;
+		return true;
+	}
+	len = seg.len;
+	last = seg.pos == SROCE_POS_LAST || seg.pos == SROCE_POS_ONLY;
+	sroce_tx_hdr_init(qp, &h, sroce_wire_opcode_for(SROCE_TR_RC,
+							SROCE_OPK_READ_RESP,
+							seg.pos), rd->psn);
+	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
+	h.msn = qp->resp.msn & SROCE_U24_MAX;
+	skb = sroce_tx_alloc(qp, &h, len);
+	if (!skb)
+		return false;
+	d.skb = NULL;
+	d.buf = skb->data + sroce_wire_hdr_len(h.opcode);
+	d.off = 0;
+	if (sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
+			      false)) {
+		/* The MR went away under the READ. */
+		kfree_skb(skb);
+		rd->active = false;
+		sroce_resp_access(qp, rd->psn);
+		return true;
+	}
+	if (sroce_tx_xmit(qp, skb) == -ENOBUFS)
+		return false;
+	rd->off += len;
+	rd->psn = sroce_psn_add(rd->psn, 1);
+	if (last)
+		rd->active = false;
+	return true;
+}
+
+/*
+ * Execute queued requests and READ responses, up to @budget packets.
+ * True if there is more to do now.
+ */
+bool sroce_resp_run(struct sroce_qp *qp, int budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sk_buff *skb;
+
+	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR) {
+		if (resp->rd.active) {
+			if (!sroce_resp_read_one(qp)) {
+				/* Could not send: come back on the timer. */
+				sroce_req_timer_set(qp, jiffies + 1);
+				return false;
+			}
+			budget--;
+			continue;
+		}
+		skb = __skb_dequeue(&resp->pending);
+		if (!skb)
+			break;
+		sroce_resp_packet(qp, skb);
+		budget--;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return false;
+	sroce_resp_ack(qp);
+	return resp->rd.active || !skb_queue_empty(&resp->pending);
+}
+
+/*
+ * Receives posted while the QP is in ERROR must be flushed too, but
+ * posting a receive needs no system call: ask libsroce for a doorbell
+ * (SROCE_RING_F_KICK on the RQ), with the same store, fence, re-read
+ * dance as the SQ's.
+ */
+static int sroce_resp_avail_or_kick(struct sroce_qp *qp)
+{
+	struct sroce_queue *q = &qp->rq;
+	int n = sroce_queue_avail(q);
+
+	if (n)
+		return n;
+	WRITE_ONCE(q->hdr->flags, SROCE_RING_F_KICK);
+	/* Flag store before the prod load; libsroce fences the other way. */
+	smp_mb();
+	return sroce_queue_avail(q);
+}
+
+/*
+ * ERROR: every posted receive WQE completes with FLUSH_ERR.  True if the
+ * budget ran out first.
+ */
+bool sroce_resp_flush(struct sroce_qp *qp, int budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_queue *q = &qp->rq;
+
+	__skb_queue_purge(&resp->pending);
+	resp->rd.active = false;
+	resp->msg = SROCE_OPK_NONE;
+	resp->ack_due = false;
+	while (budget-- > 0) {
+		/* A corrupt ring has nothing more to flush. */
+		if (sroce_resp_avail_or_kick(qp) <= 0)
+			return false;
+		if (!resp->have_rwqe) {
+			memcpy(resp->rwqe, sroce_queue_slot(q, q->index),
+			       SROCE_RECV_WQE_HDR_SIZE);
+			resp->have_rwqe = true;
+		}
+		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL);
+	}
+	return true;
+}

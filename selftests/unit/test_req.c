@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Requester arithmetic: segmentation, READ response placement, the ACK
+ * timeout and the congestion window.
+ */
+#include "tap.h"
+#include "req.h"
+#include "wire.h"
+#include "psn.h"
+
+static void test_pmtu(void)
+{
+	static const uint32_t good[] = { 256, 512, 1024, 2048, 4096 };
+	static const uint32_t bad[] = { 0, 1, 128, 255, 257, 1500, 8192 };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		n += sroce_seg_pmtu_ok(good[i]);
+	is(n, ARRAY_SIZE(good), "the five IB MTUs are accepted");
+	n = 0;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		n += sroce_seg_pmtu_ok(bad[i]);
+	is(n, 0, "anything else is refused");
+}
+
+static void test_npsn(void)
+{
+	is(sroce_seg_npsn(0, 1024), 1, "empty message: one packet");
+	is(sroce_seg_npsn(1, 1024), 1, "1 byte: one packet");
+	is(sroce_seg_npsn(1024, 1024), 1, "exactly one MTU: one packet");
+	is(sroce_seg_npsn(1025, 1024), 2, "one byte more: two packets");
+	is(sroce_seg_npsn(65536, 4096), 16, "64 KiB at 4096");
+	is(sroce_seg_npsn(1ULL << 31, 256), 1U << 23, "2 GiB at 256: 2^23");
+	is(sroce_seg_npsn(100, 1000), 0, "bad MTU: 0");
+}
+
+/* Walk a message packet by packet and check what the segments add up to. */
+static bool walk(uint64_t len, uint32_t pmtu)
+{
+	uint64_t off = 0, sum = 0;
+	uint32_t n = 0, npsn = sroce_seg_npsn(len, pmtu);
+	struct sroce_seg s;
+
+	do {
+		if (sroce_seg_at(len, off, pmtu, &s) || s.index != n)
+			return false;
+		if (n == 0 && s.pos != (npsn == 1 ? SROCE_POS_ONLY :
+						    SROCE_POS_FIRST))
+			return false;
+		if (n > 0 && n + 1 < npsn && s.pos != SROCE_POS_MIDDLE)
+			return false;
+		if (n > 0 && n + 1 == npsn && s.pos != SROCE_POS_LAST)
+			return false;
+		if (s.pos != SROCE_POS_LAST && s.pos != SROCE_POS_ONLY &&
+		    s.len != pmtu)
+			return false;
+		if (s.len > pmtu || (s.pos == SROCE_POS_LAST && !s.len))
+			return false;
+		sum += s.len;
+		off += s.len;
+		n++;
+	} while (s.pos != SROCE_POS_LAST && s.pos != SROCE_POS_ONLY);
+	return sum == len && n == npsn;
+}
+
+static void test_seg(void)
+{
+	static const uint64_t lens[] = { 0, 1, 255, 256, 257, 1023, 1024,
+					 1025, 4096, 65535, 65536, 1048577 };
+	static const uint32_t mtus[] = { 256, 1024, 4096 };
+	unsigned int i, j, bad = 0;
+	struct sroce_seg s;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++)
+		for (j = 0; j < ARRAY_SIZE(mtus); j++)
+			bad += !walk(lens[i], mtus[j]);
+	is(bad, 0, "segments of 12 lengths x 3 MTUs add up, positions right");
+
+	ok(sroce_seg_at(3000, 1000, 1024, &s) == -EINVAL,
+	   "an offset off a packet boundary is refused");
+	ok(sroce_seg_at(2048, 2048, 1024, &s) == -EINVAL,
+	   "an offset at the end of a message is refused");
+	ok(sroce_seg_at(0, 0, 1024, &s) == 0 && s.pos == SROCE_POS_ONLY &&
+	   s.len == 0, "an empty message is one empty ONLY packet");
+	ok(sroce_seg_at(1U << 31, (1U << 31) - 256, 256, &s) == 0 &&
+	   s.pos == SROCE_POS_LAST && s.index == (1U << 23) - 1,
+	   "last packet of 2 GiB at 256");
+}
+
+static void test_read_resp(void)
+{
+	ok(sroce_seg_read_resp_ok(3000, 0, 1024, SROCE_POS_FIRST, 1024),
+	   "FIRST of a 3-packet READ");
+	ok(sroce_seg_read_resp_ok(3000, 1024, 1024, SROCE_POS_MIDDLE, 1024),
+	   "MIDDLE");
+	ok(sroce_seg_read_resp_ok(3000, 2048, 1024, SROCE_POS_LAST, 952),
+	   "LAST with the rest");
+	ok(sroce_seg_read_resp_ok(3000, 1024, 1024, SROCE_POS_FIRST, 1024),
+	   "a resumed READ starts with FIRST in the middle");
+	ok(sroce_seg_read_resp_ok(3000, 2048, 1024, SROCE_POS_ONLY, 952),
+	   "... or ONLY for its last packet");
+	ok(sroce_seg_read_resp_ok(0, 0, 1024, SROCE_POS_ONLY, 0),
+	   "empty READ: one empty ONLY");
+	ok(!sroce_seg_read_resp_ok(3000, 2048, 1024, SROCE_POS_LAST, 951),
+	   "a LAST that falls short is refused");
+	ok(!sroce_seg_read_resp_ok(3000, 2048, 1024, SROCE_POS_MIDDLE, 952),
+	   "a short MIDDLE is refused");
+	ok(!sroce_seg_read_resp_ok(3000, 0, 1024, SROCE_POS_FIRST, 1025),
+	   "more than the MTU is refused");
+	ok(!sroce_seg_read_resp_ok(2048, 1024, 1024, SROCE_POS_MIDDLE, 1024),
+	   "the packet ending the READ must say so");
+	ok(!sroce_seg_read_resp_ok(3000, 3072, 1024, SROCE_POS_LAST, 0),
+	   "an offset past the end is refused");
+	ok(!sroce_seg_read_resp_ok(3000, 100, 1024, SROCE_POS_MIDDLE, 1024),
+	   "an offset off a packet boundary is refused");
+}
+
+static void test_timeout(void)
+{
+	is(sroce_ack_timeout_ns(1), 8192, "code 1: 8.192 us");
+	is(sroce_ack_timeout_ns(14), 67108864, "code 14: 67.1 ms");
+	is(sroce_ack_timeout_ns(31), 4096ULL << 31, "code 31: 8796 s");
+}
+
+static void test_cwnd(void)
+{
+	struct sroce_cwnd c;
+	uint32_t i;
+
+	sroce_cwnd_init(&c, 16, 1024, 8);
+	is(c.cwnd, 1024, "starts open");
+	ok(sroce_cwnd_allows(&c, 100, 100, 100, 5000),
+	   "nothing outstanding: even a READ larger than the window goes");
+	ok(sroce_cwnd_allows(&c, 100, 1124, 1123, 1),
+	   "a resend inside what was sent always goes");
+	ok(!sroce_cwnd_allows(&c, 100, 1124, 1124, 1),
+	   "a full window stops new PSNs");
+	ok(sroce_cwnd_allows(&c, 100, 1123, 1123, 1),
+	   "the last PSN that fits goes");
+	ok(sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x10),
+	   "the window works across the PSN wrap: 1024 fit");
+	ok(!sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x11),
+	   "... 1025 do not");
+
+	ok(sroce_cwnd_loss(&c, 100, 1124) && c.cwnd == 512, "loss halves");
+	ok(!sroce_cwnd_loss(&c, 500, 1124) && c.cwnd == 512,
+	   "a second loss in the same episode does not");
+	sroce_cwnd_acked(&c, 1124, 80);
+	is(c.cwnd, 522, "grows by 1 per 8 PSNs acknowledged");
+	ok(sroce_cwnd_loss(&c, 1124, 2000) && c.cwnd == 261,
+	   "a loss after the episode ended halves again");
+	for (i = 0; i < 10; i++)
+		sroce_cwnd_loss(&c, 2000 + i, 2000 + i);
+	is(c.cwnd, 16, "never below the minimum");
+	sroce_cwnd_acked(&c, 5000, 0x100000);
+	is(c.cwnd, 1024, "never above the maximum");
+	sroce_cwnd_acked(&c, 5001, 7);
+	is(c.acc, 0, "no credit piles up at the maximum");
+}
+
+int main(void)
+{
+	tap_start();
+	test_pmtu();
+	test_npsn();
+	test_seg();
+	test_read_resp();
+	test_timeout();
+	test_cwnd();
+	return tap_done();
+}

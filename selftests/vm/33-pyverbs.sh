@@ -1,0 +1,46 @@
+#!/bin/bash
+# rdma-core's own pyverbs test suite against a sroce device.  The bar is
+# rxe's score on this kernel (86 ok) with no FAIL or ERROR: anything sroce
+# does not support must skip cleanly.
+# sroce-timeout: 1800
+set -u
+. "$SROCE_TREE/selftests/lib.sh"
+
+MIN_OK=${SROCE_PYVERBS_MIN_OK:-86}
+SUITE=$SROCE_RESULTS/pyverbs
+
+suite_copy() {
+	rm -rf "$SUITE"
+	mkdir -p "$SUITE"
+	cp -r /usr/share/doc/rdma-core/tests "$SUITE/"
+	find "$SUITE" -name '*.gz' -exec gunzip -f {} +
+}
+
+suite_run() {
+	cd "$SUITE" &&
+		ip netns exec ns1 /usr/bin/python3 tests/run_tests.py --dev fab1 -v \
+			>"$SROCE_RESULTS/pyverbs.log" 2>&1
+	true
+}
+
+count() { grep -cE "$1" "$SROCE_RESULTS/pyverbs.log" || true; }
+
+tap_plan 7
+tap_require "load sroce" sroce_load
+tap_require "provider" sroce_provider_setup
+tap_require "veth topology" topo_veth
+tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
+tap_require "copy the suite" suite_copy
+suite_run
+OK=$(count ' \.\.\. ok$')
+SKIP=$(count ' \.\.\. skipped')
+FAIL=$(count ' \.\.\. FAIL$')
+ERR=$(count ' \.\.\. ERROR$')
+tap_diag "pyverbs on fab1: $OK ok, $SKIP skipped, $FAIL FAIL, $ERR ERROR"
+tail -n 5 "$SROCE_RESULTS/pyverbs.log" | tap_diag_file
+# UD, SRQ, MW, XRC and rdma_cm (GSI QP, parent device) come with the verbs
+# issue; until then the count stays below rxe's.
+tap_todo "UD, SRQ, MW, XRC, rdma_cm not yet implemented" \
+	"at least $MIN_OK ok (rxe: 86)" test "$OK" -ge "$MIN_OK"
+tap_todo "not yet run clean with the current engine" "no FAIL or ERROR" sh -c "grep -E ' \.\.\. (FAIL|ERROR)$' '$SROCE_RESULTS/pyverbs.log'; [ $FAIL = 0 ] && [ $ERR = 0 ]"
+tap_done

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs.  sroce.ko owns the QP, its state machine and its engine;
+ * we map the SQ and RQ rings its create response names and produce WQEs
+ * into them (posting sends is in send.c).  modify, query and destroy are
+ * plain uverbs commands: the kernel validates every transition.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+struct sroce_create_qp_resp_buf {
+	struct ib_uverbs_create_qp_resp ibv;
+	struct sroce_create_qp_resp drv;
+};
+_Static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
+	       sizeof(struct ib_uverbs_create_qp_resp),
+	       "driver response must follow the core one without padding");
+_Static_assert(sizeof(struct sroce_recv_wqe) == SROCE_RECV_WQE_HDR_SIZE,
+	       "receive WQE header size");
+
+/* What ibv_create_qp_ex() may ask of us; PD is required. */
+#define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Limits                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Report the limits we enforce.  They are the kernel's caps, cut to what
+ * one ring slot holds should the two ever disagree: an application must
+ * never pass our checks with a WQE that overflows its slot.
+ */
+static void sroce_qp_clamp_caps(const struct sroce_qp *qp,
+				struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = sroce_min_u32(cap->max_send_wr,
+					 qp->sq.ring.entries);
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+	if (!qp->rq.ring.hdr)
+		return;
+	cap->max_recv_wr = sroce_min_u32(cap->max_recv_wr,
+					 qp->rq.ring.entries);
+	cap->max_recv_sge = qp->rq.max_sge;
+}
+
+void sroce_qp_caps(struct sroce_qp *qp, uint32_t max_inline,
+		   struct ibv_qp_cap *cap)
+{
+	uint32_t room = qp->sq.ring.stride - SROCE_SEND_WQE_HDR_SIZE;
+
+	qp->sq.max_sge = sroce_min_u32(cap->max_send_sge,
+				       room / sizeof(struct sroce_sge));
+	qp->sq.max_inline = sroce_min_u32(max_inline, room);
+	if (qp->rq.ring.hdr) {
+		room = qp->rq.ring.stride - SROCE_RECV_WQE_HDR_SIZE;
+		qp->rq.max_sge = sroce_min_u32(cap->max_recv_sge,
+					       room / sizeof(struct sroce_sge));
+	}
+	sroce_qp_clamp_caps(qp, cap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lifetime                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct sroce_qp *sroce_qp_alloc(void)
+{
+	struct sroce_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE))
+		goto err_free;
+	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE))
+		goto err_sq;
+	return qp;
+
+err_sq:
+	pthread_spin_destroy(&qp->sq.lock);
+err_free:
+	free(qp);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void sroce_qp_free(struct sroce_qp *qp)
+{
+	sroce_ring_unmap(&qp->rq.ring);
+	sroce_ring_unmap(&qp->sq.ring);
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+}
+
+static int sroce_wq_map(struct sroce_wq *wq, int cmd_fd,
+			const struct sroce_ring_info *info, uint32_t min_stride)
+{
+	void *base;
+	int ret;
+
+	ret = sroce_ring_map(cmd_fd, info, min_stride, &base);
+	if (!ret)
+		sroce_ring_attach(&wq->ring, base, info, true);
+	return ret;
+}
+
+/* Map the rings; a QP on an SRQ has no RQ (rq.entries == 0). */
+static int sroce_qp_map(struct sroce_qp *qp, int cmd_fd,
+			const struct sroce_create_qp_resp *drv)
+{
+	int ret;
+
+	ret = sroce_wq_map(&qp->sq, cmd_fd, &drv->sq, SROCE_SEND_WQE_HDR_SIZE);
+	if (ret || !drv->rq.entries)
+		return ret;
+	ret = sroce_wq_map(&qp->rq, cmd_fd, &drv->rq, SROCE_RECV_WQE_HDR_SIZE);
+	if (ret)
+		sroce_ring_unmap(&qp->sq.ring);
+	return ret;
+}
+
+static int sroce_qp_check_init(const struct ibv_qp_init_attr_ex *attr)
+{
+	uint64_t ops = sroce_send_ops_flags_of(attr->qp_type);
+
+	if (attr->comp_mask & ~(uint32_t)SROCE_QP_INIT_ATTR_MASK ||
+	    !sroce_send_ops_of(attr->qp_type))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		return EINVAL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	    attr->send_ops_flags & ~ops)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Both create verbs end here.  No driver request data: the kernel sizes
+ * the rings from attr->cap and answers with the caps it really gave
+ * (written back into attr->cap) and the rings' whereabouts.
+ */
+static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_create_qp cmd = {};
+	struct ibv_qp_init_attr_ex a;
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = sroce_qp_check_init(attr);
+	if (ret)
+		goto err;
+	qp = sroce_qp_alloc();
+	if (!qp)
+		return NULL;
+	/* ibv_cmd_create_qp_ex() refuses CREATE_FLAGS, even when 0. */
+	a = *attr;
+	a.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &a, &cmd, sizeof(cmd),
+				   &resp.ibv, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sroce_qp_map(qp, ctx->cmd_fd, &resp.drv);
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		goto err_free;
+	}
+	sroce_qp_caps(qp, resp.drv.max_inline, &a.cap);
+	attr->cap = a.cap;
+	qp->send_ops = sroce_send_ops_of(attr->qp_type);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		/* After the command: it resets comp_mask. */
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+		sroce_qp_ex_init(qp);
+	}
+	return &qp->vqp.qp;
+
+err_free:
+	sroce_qp_free(qp);
+err:
+	errno = ret;
+	return NULL;
+}
+
+static struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	return sroce_qp_create(ctx, attr);
+}
+
+/*
+ * ibv_create_qp(), and ibv_create_qp_ex() when comp_mask is only PD
+ * (libibverbs then passes the _ex struct here, cast).
+ */
+static struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = sroce_qp_create(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+static int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sroce_qp_free(to_sqp(ibqp));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Entering RESET discards every posted WQE.  Whether the kernel does that
+ * by catching its consumer up with our prod or by zeroing both indices,
+ * re-reading prod leaves us where the kernel expects the next WQE.
+ */
+static void sroce_wq_resync(struct sroce_wq *wq)
+{
+	if (!wq->ring.hdr)
+		return;
+	pthread_spin_lock(&wq->lock);
+	wq->ring.head = __atomic_load_n(&wq->ring.hdr->prod, __ATOMIC_ACQUIRE);
+	pthread_spin_unlock(&wq->lock);
+}
+
+static int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			   int attr_mask)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (attr_mask & IBV_QP_STATE && attr->qp_state == IBV_QPS_RESET) {
+		sroce_wq_resync(&qp->sq);
+		sroce_wq_resync(&qp->rq);
+	}
+	return 0;
+}
+
+static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (ret)
+		return ret;
+	/* The same limits create_qp reported. */
+	sroce_qp_clamp_caps(qp, &attr->cap);
+	sroce_qp_clamp_caps(qp, &init_attr->cap);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ibv_post_recv()                                                     */
+/* ------------------------------------------------------------------ */
+
+static int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
+			     uint32_t *room)
+{
+	struct sroce_recv_wqe *wqe;
+	struct sroce_sge *sge;
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge)
+		return EINVAL;
+	if (!sroce_ring_has_room(&rq->ring, room))
+		return ENOMEM;
+	wqe = sroce_ring_slot(&rq->ring, rq->ring.head);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	wqe->reserved = 0;
+	sge = (struct sroce_sge *)(wqe + 1);
+	for (i = 0; i < wr->num_sge; i++)
+		sroce_sge_set(&sge[i], &wr->sg_list[i]);
+	rq->ring.head++;
+	(*room)--;
+	return 0;
+}
+
+/*
+ * The receive engine runs on incoming packets, so posting needs no
+ * doorbell.  The kernel may still ask for one with SROCE_RING_F_KICK on
+ * the RQ (a QP in ERROR must flush new receives): it is then
+ * POST_RECV with no work requests, as POST_SEND is for the SQ (and needs
+ * IB_USER_VERBS_CMD_POST_RECV in the driver's uverbs_cmd_mask likewise).
+ */
+static int sroce_rq_kick(struct ibv_qp *ibqp, struct sroce_wq *rq)
+{
+	struct ibv_recv_wr *bad = NULL;
+
+	if (!sroce_ring_kick_needed(&rq->ring))
+		return 0;
+	return ibv_cmd_post_recv(ibqp, NULL, &bad);
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sqp(ibqp)->rq;
+	uint32_t room = 0, start;
+	int ret = 0, kick;
+
+	/* A QP on an SRQ takes receives there; none are taken in RESET. */
+	if (!rq->ring.hdr || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&rq->lock);
+	start = rq->ring.head;
+	for (; wr; wr = wr->next) {
+		ret = sroce_rq_post_one(rq, wr, &room);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (rq->ring.head == start) {
+		pthread_spin_unlock(&rq->lock);
+		return ret;
+	}
+	sroce_ring_publish(&rq->ring);
+	pthread_spin_unlock(&rq->lock);
+
+	kick = sroce_rq_kick(ibqp, rq);
+	if (kick && !ret) {
+		*bad_wr = NULL;
+		ret = kick;
+	}
+	return ret;
+}
+
+const struct verbs_context_ops sroce_qp_ops = {
+	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
+	.destroy_qp = sroce_destroy_qp,
+	.modify_qp = sroce_modify_qp,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.query_qp = sroce_query_qp,
+};
