@@ -106,7 +106,6 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 {
 	struct sroce_req *req = &qp->req;
-
 	u32 acked;
 
 	if (!sroce_psn_after(next, req->una))
@@ -407,18 +406,6 @@ void sroce_comp_timers(struct sroce_qp *qp)
 		return;
 	}
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_TIMEOUTS);
-	{ /* XXX-DEBUG */
-		struct sroce_swqe *w = sroce_req_wqe(qp, qp->sq.index);
-		struct sroce_txpkt *p = &req->pkts[req->pkt_tail & (req->pkt_cap - 1)];
-
-		pr_info("sroce-dbg: qp %u RTO: una %x psn %x max %x idx %u cur %u off %u started %u fetch %u rdat %u pkts %u tail(psn %x n %u age %lu) w(kind %u st %d first %x npsn %u rd %u len %u) retry %u now-rto %ld\n",
-			qp->ibqp.qp_num, req->una, req->psn, req->psn_max,
-			qp->sq.index, req->cur, req->cur_off, req->started,
-			req->fetch, req->rd_atomic, req->pkt_head - req->pkt_tail,
-			p->psn, p->npsn, jiffies - p->sent, w->kind, w->started,
-			w->first_psn, w->npsn, w->rd_pkts, w->length,
-			req->retry_left, (long)(now - req->rto_at));
-	}
 	/* Timeout 0 is "infinite": resend forever, never give up. */
 	if (READ_ONCE(qp->timeout) && !sroce_comp_retry(qp))
 		return;

@@ -203,27 +203,8 @@ err_dst:
 	return err;
 }
 
-/* XXX-DEBUG: temporary, remove before handing off. */
-static void sroce_engine_dump(struct sroce_qp *qp)
-{
-	char buf[512];
-	int i, n = 0;
-
-	for (i = 0; i < SROCE_CNT_MAX; i++) {
-		u64 v = atomic64_read(&qp->sdev->cnt.c[i]);
-
-		if (v && n < (int)sizeof(buf) - 40)
-			n += scnprintf(buf + n, sizeof(buf) - n, " %s=%llu",
-				       sroce_counter_names[i], v);
-	}
-	pr_info("sroce-dbg: %s qp %u: netns_drop=%lld%s\n",
-		dev_name(&qp->sdev->ibdev.dev), qp->ibqp.qp_num,
-		atomic64_read(&qp->sdev->snet->rx_dropped), buf);
-}
-
 void sroce_engine_qp_destroy(struct sroce_qp *qp)
 {
-	sroce_engine_dump(qp);
 	sroce_engine_quiesce(qp);
 	skb_queue_purge(&qp->rxq);
 	sroce_resp_free(qp);
