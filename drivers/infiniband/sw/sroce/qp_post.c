@@ -36,17 +36,24 @@ static int sroce_qp_wqe_inline(struct sroce_qp *qp,
 	return 0;
 }
 
+/* Send and receive WQEs carry their SGEs in the same ring format. */
+static void sroce_qp_copy_sges(struct sroce_sge *dst, const struct ib_sge *src,
+			       int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+	}
+}
+
 static void sroce_qp_wqe_sges(const struct ib_send_wr *wr,
 			      struct sroce_send_wqe *wqe)
 {
-	struct sroce_sge *sge = (struct sroce_sge *)(wqe + 1);
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	sroce_qp_copy_sges((struct sroce_sge *)(wqe + 1), wr->sg_list,
+			   wr->num_sge);
 	wqe->num_sge = wr->num_sge;
 }
 
@@ -148,8 +155,6 @@ static int sroce_qp_post_one_recv(struct sroce_qp *qp,
 {
 	struct sroce_queue *q = &qp->rq;
 	struct sroce_recv_wqe *wqe;
-	struct sroce_sge *sge;
-	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge)
 		return -EINVAL;
@@ -159,12 +164,8 @@ static int sroce_qp_post_one_recv(struct sroce_qp *qp,
 	wqe->wr_id = wr->wr_id;
 	wqe->num_sge = wr->num_sge;
 	wqe->reserved = 0;
-	sge = (struct sroce_sge *)(wqe + 1);
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	sroce_qp_copy_sges((struct sroce_sge *)(wqe + 1), wr->sg_list,
+			   wr->num_sge);
 	sroce_queue_kpush(q);
 	return 0;
 }
