@@ -130,6 +130,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 	}
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	req->rto_deferred = 0;
 	req->rewound = false;
 	/* A resend behind what is now acknowledged would be wasted. */
 	if (sroce_psn_before(req->psn, next))
@@ -405,6 +406,22 @@ void sroce_comp_timers(struct sroce_qp *qp)
 		sroce_req_timer_set(qp, req->rto_at);
 		return;
 	}
+	/*
+	 * Packets still queued in this host (a starved softirq, a slow
+	 * qdisc) have not had the chance to be lost: resending them would
+	 * only queue more.  Wait one more RTO, a bounded number of times
+	 * so that a wedged queue still ends in retry-exceeded.  TCP does the
+	 * same (skb_still_in_host_queue()).
+	 */
+	if (atomic_read(&req->txacct->inflight) &&
+	    req->rto_deferred < SROCE_RTO_DEFER_MAX) {
+		req->rto_deferred++;
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_TIMEOUTS_DEFERRED);
+		req->rto_at = now + sroce_req_rto(qp);
+		sroce_req_timer_set(qp, req->rto_at);
+		return;
+	}
+	req->rto_deferred = 0;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_TIMEOUTS);
 	/* Timeout 0 is "infinite": resend forever, never give up. */
 	if (READ_ONCE(qp->timeout) && !sroce_comp_retry(qp))

@@ -1,41 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Counter names (see counters.h).
+ * Counter names (see counters.h), and their export as the port's hw
+ * statistics: `rdma statistic show link DEV/1`.
  */
-#include "counters.h"
+#include "sroce.h"
 
-const char * const sroce_counter_names[SROCE_CNT_MAX] = {
-	[SROCE_CNT_TX_PACKETS] = "tx_packets",
-	[SROCE_CNT_TX_BYTES] = "tx_bytes",
-	[SROCE_CNT_TX_DROPPED] = "tx_dropped",
-	[SROCE_CNT_TX_BUSY] = "tx_busy",
-	[SROCE_CNT_RX_PACKETS] = "rx_packets",
-	[SROCE_CNT_RX_BYTES] = "rx_bytes",
-	[SROCE_CNT_RX_BAD_HDR] = "rx_bad_hdr",
-	[SROCE_CNT_RX_ICRC_ERR] = "rx_icrc_err",
-	[SROCE_CNT_RX_BAD_PKEY] = "rx_bad_pkey",
-	[SROCE_CNT_RX_BAD_TRANSPORT] = "rx_bad_transport",
-	[SROCE_CNT_RX_UNKNOWN_QP] = "rx_unknown_qp",
-	[SROCE_CNT_RX_GSI] = "rx_gsi",
-	[SROCE_CNT_RX_DROPPED] = "rx_dropped",
-	[SROCE_CNT_RX_DUP_REQ] = "rx_dup_requests",
-	[SROCE_CNT_RX_OOS_REQ] = "rx_out_of_sequence",
-	[SROCE_CNT_RX_STALE_RESP] = "rx_stale_responses",
-	[SROCE_CNT_RX_BAD_RESP] = "rx_bad_responses",
-	[SROCE_CNT_ACKS_SENT] = "acks_sent",
-	[SROCE_CNT_ACKS_RCVD] = "acks_received",
-	[SROCE_CNT_SEQ_NAKS_SENT] = "seq_naks_sent",
-	[SROCE_CNT_SEQ_NAKS_RCVD] = "seq_naks_received",
-	[SROCE_CNT_RNR_NAKS_SENT] = "rnr_naks_sent",
-	[SROCE_CNT_RNR_NAKS_RCVD] = "rnr_naks_received",
-	[SROCE_CNT_ERR_NAKS_SENT] = "err_naks_sent",
-	[SROCE_CNT_ERR_NAKS_RCVD] = "err_naks_received",
-	[SROCE_CNT_RETRANSMITS] = "retransmits",
-	[SROCE_CNT_TIMEOUTS] = "timeouts",
-	[SROCE_CNT_RETRY_EXCEEDED] = "retry_exceeded",
-	[SROCE_CNT_RNR_RETRY_EXCEEDED] = "rnr_retry_exceeded",
-	[SROCE_CNT_IMPLIED_NAKS] = "implied_naks",
-	[SROCE_CNT_DUP_READS] = "dup_reads",
-	[SROCE_CNT_DUP_ATOMICS] = "dup_atomics",
-	[SROCE_CNT_BAD_WQES] = "bad_wqes",
+const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
+	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
+	[SROCE_CNT_TX_BYTES].name = "tx_bytes",
+	[SROCE_CNT_TX_DROPPED].name = "tx_dropped",
+	[SROCE_CNT_TX_BUSY].name = "tx_busy",
+	[SROCE_CNT_TX_THROTTLED].name = "tx_throttled",
+	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
+	[SROCE_CNT_RX_BYTES].name = "rx_bytes",
+	[SROCE_CNT_RX_BAD_HDR].name = "rx_bad_hdr",
+	[SROCE_CNT_RX_ICRC_ERR].name = "rx_icrc_err",
+	[SROCE_CNT_RX_BAD_PKEY].name = "rx_bad_pkey",
+	[SROCE_CNT_RX_BAD_TRANSPORT].name = "rx_bad_transport",
+	[SROCE_CNT_RX_UNKNOWN_QP].name = "rx_unknown_qp",
+	[SROCE_CNT_RX_GSI].name = "rx_gsi",
+	[SROCE_CNT_RX_DROPPED].name = "rx_dropped",
+	[SROCE_CNT_RX_DUP_REQ].name = "rx_dup_requests",
+	[SROCE_CNT_RX_OOS_REQ].name = "rx_out_of_sequence",
+	[SROCE_CNT_RX_STALE_RESP].name = "rx_stale_responses",
+	[SROCE_CNT_RX_BAD_RESP].name = "rx_bad_responses",
+	[SROCE_CNT_ACKS_SENT].name = "acks_sent",
+	[SROCE_CNT_ACKS_RCVD].name = "acks_received",
+	[SROCE_CNT_SEQ_NAKS_SENT].name = "seq_naks_sent",
+	[SROCE_CNT_SEQ_NAKS_RCVD].name = "seq_naks_received",
+	[SROCE_CNT_RNR_NAKS_SENT].name = "rnr_naks_sent",
+	[SROCE_CNT_RNR_NAKS_RCVD].name = "rnr_naks_received",
+	[SROCE_CNT_ERR_NAKS_SENT].name = "err_naks_sent",
+	[SROCE_CNT_ERR_NAKS_RCVD].name = "err_naks_received",
+	[SROCE_CNT_RETRANSMITS].name = "retransmits",
+	[SROCE_CNT_TIMEOUTS].name = "timeouts",
+	[SROCE_CNT_TIMEOUTS_DEFERRED].name = "timeouts_deferred",
+	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
+	[SROCE_CNT_RNR_RETRY_EXCEEDED].name = "rnr_retry_exceeded",
+	[SROCE_CNT_IMPLIED_NAKS].name = "implied_naks",
+	[SROCE_CNT_DUP_READS].name = "dup_reads",
+	[SROCE_CNT_DUP_ATOMICS].name = "dup_atomics",
+	[SROCE_CNT_BAD_WQES].name = "bad_wqes",
 };
+
+struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,
+						 u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs, SROCE_CNT_MAX,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_counters_get_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SROCE_CNT_MAX; i++)
+		stats->value[i] = atomic64_read(&sdev->cnt.c[i]);
+	return SROCE_CNT_MAX;
+}

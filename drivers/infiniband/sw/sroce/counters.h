@@ -9,12 +9,14 @@
 #define _SROCE_COUNTERS_H
 
 #include <linux/atomic.h>
+#include <rdma/ib_verbs.h>
 
 enum sroce_counter {
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_BYTES,
 	SROCE_CNT_TX_DROPPED,		/* no route, no socket, no memory */
 	SROCE_CNT_TX_BUSY,		/* refused locally, sent again later */
+	SROCE_CNT_TX_THROTTLED,		/* held back: too much queued locally */
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_BYTES,
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
@@ -38,6 +40,7 @@ enum sroce_counter {
 	SROCE_CNT_ERR_NAKS_RCVD,
 	SROCE_CNT_RETRANSMITS,		/* packets sent again */
 	SROCE_CNT_TIMEOUTS,		/* retransmit timer expirations */
+	SROCE_CNT_TIMEOUTS_DEFERRED,	/* expired with packets still queued */
 	SROCE_CNT_RETRY_EXCEEDED,
 	SROCE_CNT_RNR_RETRY_EXCEEDED,
 	SROCE_CNT_IMPLIED_NAKS,		/* READ/ATOMIC responses found lost */
@@ -51,7 +54,12 @@ struct sroce_counters {
 	atomic64_t c[SROCE_CNT_MAX];
 };
 
-extern const char * const sroce_counter_names[SROCE_CNT_MAX];
+extern const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX];
+
+struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,
+						 u32 port_num);
+int sroce_counters_get_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index);
 
 static inline void sroce_cnt_add(struct sroce_counters *cnt,
 				 enum sroce_counter c, u64 n)

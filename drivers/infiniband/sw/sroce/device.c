@@ -73,6 +73,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = SROCE_DRIVER_ID,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = sroce_counters_alloc_stats,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
 	.create_cq = sroce_cq_create,
@@ -85,6 +86,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_qp_destroy,
 	.device_group = &sroce_device_attr_group,
 	.get_dma_mr = sroce_mr_get_dma,
+	.get_hw_stats = sroce_counters_get_stats,
 	.get_link_layer = sroce_port_link_layer,
 	.get_port_immutable = sroce_port_immutable,
 	.mmap = sroce_queue_mmap,

@@ -2,28 +2,41 @@
 /*
  * The engine's dispatch and lifecycle.
  *
- * Threading: each QP's transport runs in one work item, qp->work, on the
- * "sroce" workqueue.  A work item never runs on two CPUs at once, so the
- * requester, completer and responder state of a QP needs no lock.
+ * Threading: a QP's transport runs in one place at a time, guarded by a
+ * bit lock (SROCE_ENG_RUNNING), so the requester, completer and responder
+ * state of a QP needs no other lock.  Nobody ever spins on that bit: who
+ * finds it taken sets SROCE_ENG_AGAIN and leaves, and the runner goes
+ * round once more before it returns.  Runs happen with BHs off, in one of
+ * three places:
  *
- * The workqueue is per-cpu and each QP has a home CPU, handed out round
- * robin at creation, where its work always runs.  Not unbound: veth and
- * lo deliver through the *sending* CPU's backlog, so a QP whose runs
- * wandered between CPUs would reorder its own packets, which RC reads as
- * loss (a sequence NAK and a go-back-N storm).  A home CPU keeps a QP's
- * packets in order, as a hardware send queue does, keeps its state in one
- * cache, and spreads QPs over CPUs.  It is high priority (latency) and
- * has a rescuer (WQ_MEM_RECLAIM), because kernel ULPs such as NFS over
- * RDMA may need it to make progress while memory is being reclaimed.
+ *  - inline, where the input arrives: the doorbell system call of a user
+ *    QP, and the softirq that received a packet.  No thread is woken, so
+ *    a ping-pong costs no context switch: rxe's one real virtue, kept;
+ *  - the QP's work item, qp->work, on its home CPU, when a run stopped on
+ *    its budget, for timers and state changes, and for posts by kernel
+ *    ULPs (they may hold locks their completion handlers take, so we never
+ *    complete work from inside their ib_post_send());
+ *  - never from hard IRQ context.
  *
- * Everything else only kicks the work: the softirq receive path after
- * queueing a packet on qp->rxq, the doorbell (post_send), post_recv in
- * ERR, timers, the state hooks.  A run handles a bounded number of packets
- * per stage and requeues itself if there is more, so no QP monopolises a
- * CPU.
+ * Home CPU: each QP has one, where its work runs and from where its
+ * packets are sent.  veth and lo deliver through the *sending* CPU's
+ * backlog, so a QP that sent from two CPUs with packets in flight would
+ * reorder them, which RC reads as loss (a sequence NAK and a go-back-N
+ * storm); on a NIC, XPS picks the TX queue by CPU with the same effect.
+ * So an inline run on another CPU is allowed only while the QP is quiet
+ * (nothing of it in flight), and then moves its home there: a ping-pong
+ * follows its application, a stream stays put.  Otherwise the run is
+ * handed to the home CPU's work.  The workqueue is high priority
+ * (latency) and has a rescuer (WQ_MEM_RECLAIM), because kernel ULPs such
+ * as NFS over RDMA may need it to make progress while memory is being
+ * reclaimed.
  *
- * Stopping: reset and destroy set SROCE_ENG_STOPPED, after which kicks and
- * timers do nothing, then wait for the timer and the work.
+ * A run handles a bounded number of packets per stage and requeues
+ * itself if there is more, so no QP monopolises a CPU.
+ *
+ * Stopping: reset and destroy set SROCE_ENG_STOPPED, after which kicks,
+ * pokes and timers do nothing, then wait for the timer, the work and any
+ * inline run.
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
@@ -58,6 +71,28 @@ static void sroce_engine_timer(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, req.timer);
 
 	sroce_engine_kick(qp);
+}
+
+static enum hrtimer_restart sroce_engine_backoff_fn(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.backoff);
+
+	sroce_engine_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The local stack refused a packet: run again shortly.  Not at once (the
+ * softirq that drains the queue may need this CPU) and not a jiffy later
+ * (4 ms at HZ=250 is an eternity next to a packet time).
+ */
+void sroce_engine_backoff(struct sroce_qp *qp)
+{
+	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags) ||
+	    hrtimer_active(&qp->req.backoff))
+		return;
+	hrtimer_start(&qp->req.backoff, ns_to_ktime(SROCE_BACKOFF_NS),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /* Post a completion; a CQ overflow is fatal to the QP, as the spec says. */
@@ -138,27 +173,95 @@ static bool sroce_engine_flush(struct sroce_qp *qp)
 	return more;
 }
 
-static void sroce_engine_work(struct work_struct *work)
+/*
+ * No packet of the QP is in the local stack (the skb destructor counts
+ * them out as the receiving IP layer or the device takes them): only
+ * then may its packets start leaving from another CPU without overtaking
+ * older ones.  TCP changes TX queues under the same rule.
+ */
+static bool sroce_engine_quiet(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
-	bool more;
+	return !atomic_read(&qp->req.txacct->inflight);
+}
+
+enum sroce_pass { SROCE_PASS_DONE, SROCE_PASS_MORE, SROCE_PASS_HOME };
+
+/* One engine run, RUNNING held, BHs off. */
+static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
+{
+	int cpu = smp_processor_id();
 
 	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
-		return;
+		return SROCE_PASS_DONE;
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
 		skb_queue_purge(&qp->rxq);
-		return;
+		return SROCE_PASS_DONE;
 	case IB_QPS_ERR:
-		more = sroce_engine_flush(qp);
-		break;
+		return sroce_engine_flush(qp) ? SROCE_PASS_MORE :
+						SROCE_PASS_DONE;
 	default:
-		more = sroce_engine_run(qp);
 		break;
 	}
-	if (more)
-		sroce_engine_kick(qp);
+	if (!at_home && cpu != READ_ONCE(qp->req.cpu)) {
+		if (!sroce_engine_quiet(qp))
+			return SROCE_PASS_HOME;
+		WRITE_ONCE(qp->req.cpu, cpu);
+	}
+	return sroce_engine_run(qp) ? SROCE_PASS_MORE : SROCE_PASS_DONE;
+}
+
+/*
+ * Run the engine here unless someone else is running it; that runner
+ * then sees AGAIN and runs once more for us.  The flag store and the lock
+ * test are ordered against the runner's unlock and flag test (both
+ * sides: store, full barrier, load), so input is never left unhandled.
+ */
+static void sroce_engine_try(struct sroce_qp *qp, bool at_home)
+{
+	unsigned long *flags = &qp->req.flags;
+	enum sroce_pass pass;
+
+	set_bit(SROCE_ENG_AGAIN, flags);
+	/* AGAIN visible before we test RUNNING; pairs with the one below. */
+	smp_mb__after_atomic();
+	while (!test_and_set_bit_lock(SROCE_ENG_RUNNING, flags)) {
+		clear_bit(SROCE_ENG_AGAIN, flags);
+		/*
+		 * RUNNING and the cleared AGAIN before any engine state or
+		 * STOPPED is read: quiesce sets STOPPED, then waits for us.
+		 */
+		smp_mb__after_atomic();
+		pass = sroce_engine_pass(qp, at_home);
+		clear_bit_unlock(SROCE_ENG_RUNNING, flags);
+		if (pass != SROCE_PASS_DONE) {
+			sroce_engine_kick(qp);
+			return;
+		}
+		/* RUNNING cleared before AGAIN is read: pairs with the first. */
+		smp_mb__after_atomic();
+		if (!test_bit(SROCE_ENG_AGAIN, flags))
+			return;
+	}
+}
+
+void sroce_engine_poke(struct sroce_qp *qp)
+{
+	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
+		return;
+	local_bh_disable();
+	sroce_engine_try(qp, false);
+	local_bh_enable();
+}
+
+static void sroce_engine_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+
+	local_bh_disable();
+	sroce_engine_try(qp, true);
+	local_bh_enable();
 }
 
 /*
@@ -172,9 +275,14 @@ static void sroce_engine_quiesce(struct sroce_qp *qp)
 	/* Kickers and the timer that run after this see the bit. */
 	smp_mb__after_atomic();
 	del_timer_sync(&qp->req.timer);
+	hrtimer_cancel(&qp->req.backoff);
 	cancel_work_sync(&qp->work);
 	del_timer_sync(&qp->req.timer);
+	hrtimer_cancel(&qp->req.backoff);
 	cancel_work_sync(&qp->work);
+	/* An inline run that began before the bit: let it finish. */
+	while (test_bit(SROCE_ENG_RUNNING, &qp->req.flags))
+		cpu_relax();
 }
 
 int sroce_engine_qp_init(struct sroce_qp *qp)
@@ -185,9 +293,14 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	sroce_engine_pick_cpu(qp);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->req.timer, sroce_engine_timer, 0);
+	hrtimer_init(&qp->req.backoff, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.backoff.function = sroce_engine_backoff_fn;
+	qp->req.txacct = sroce_txacct_alloc();
+	if (!qp->req.txacct)
+		return -ENOMEM;
 	err = dst_cache_init(&qp->req.dst_cache, GFP_KERNEL);
 	if (err)
-		return err;
+		goto err_acct;
 	err = sroce_req_init(qp);
 	if (err)
 		goto err_dst;
@@ -200,6 +313,8 @@ err_req:
 	sroce_req_free(qp);
 err_dst:
 	dst_cache_destroy(&qp->req.dst_cache);
+err_acct:
+	sroce_txacct_put(qp->req.txacct);
 	return err;
 }
 
@@ -210,6 +325,7 @@ void sroce_engine_qp_destroy(struct sroce_qp *qp)
 	sroce_resp_free(qp);
 	sroce_req_free(qp);
 	dst_cache_destroy(&qp->req.dst_cache);
+	sroce_txacct_put(qp->req.txacct);
 }
 
 /* Back to RESET: forget everything, including what was posted. */
@@ -277,7 +393,7 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	/* Nothing below needs the route the packet came in on. */
 	skb_dst_drop(skb);
 	skb_queue_tail(&qp->rxq, skb);
-	sroce_engine_kick(qp);
+	sroce_engine_poke(qp);
 	sroce_qp_put(qp);
 	return;
 

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <net/dst_cache.h>
 
@@ -22,10 +23,22 @@ struct sroce_txpkt;
 struct sroce_res;
 struct sroce_recv_wqe;
 
+/*
+ * Packets of a QP still inside the local stack (qdisc, backlog, device
+ * ring): counted up as they are sent, down by their skb destructor.
+ * Refcounted apart from the QP, because an skb can outlive its QP.
+ */
+struct sroce_txacct {
+	refcount_t ref;
+	atomic_t inflight;
+};
+
 /* Bits of sroce_req.flags: the only engine state touched outside it. */
 enum sroce_eng_flag {
 	SROCE_ENG_STOPPED,	/* reset or destroy: no kicks, no timers */
 	SROCE_ENG_AV_CHANGED,	/* modify_qp set an AV: drop cached routes */
+	SROCE_ENG_RUNNING,	/* someone is in the engine (a bit lock) */
+	SROCE_ENG_AGAIN,	/* new input since that run began */
 };
 
 /*
@@ -43,7 +56,9 @@ struct sroce_req {
 	int cpu;			/* home CPU of qp->work */
 	bool ready;			/* set at RTS, store-release */
 	struct timer_list timer;	/* retransmit and RNR waits */
+	struct hrtimer backoff;		/* local queue full: retry soon */
 	struct dst_cache dst_cache;
+	struct sroce_txacct *txacct;
 
 	struct sroce_swqe *wqes;	/* one per SQ slot */
 	u8 *raw;			/* the copies, one SQ stride each */
@@ -78,6 +93,7 @@ struct sroce_req {
 	bool rewound;			/* resending from rewind_psn */
 	u32 rewind_psn;
 	bool rto_armed;
+	u8 rto_deferred;		/* RTOs waited out: still queued here */
 	unsigned long rto_at;		/* jiffies */
 	bool rnr_wait;
 	unsigned long rnr_at;		/* jiffies */
@@ -135,13 +151,19 @@ void sroce_engine_qp_reset(struct sroce_qp *qp);
 void sroce_engine_qp_rtr(struct sroce_qp *qp);
 void sroce_engine_qp_rts(struct sroce_qp *qp);
 void sroce_engine_qp_error(struct sroce_qp *qp);
-/* Any context: doorbell, posted receives in ERR, timers, packets. */
+/* Any context: queue a run on the QP's home CPU. */
 void sroce_engine_kick(struct sroce_qp *qp);
+/* Process context or softirq, IRQs on: run here if we may, else kick. */
+void sroce_engine_poke(struct sroce_qp *qp);
 
 /* Called by the receive path (net_rx.c) for a verified packet. */
 void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 int sroce_engine_init(void);
 void sroce_engine_exit(void);
+
+/* crc.c: the ICRC's CRC32, accelerated where the CPU allows. */
+void sroce_crc_init(void);
+void sroce_crc_exit(void);
 
 #endif /* _SROCE_ENGINE_H */

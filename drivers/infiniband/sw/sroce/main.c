@@ -24,6 +24,7 @@ static int __init sroce_mod_init(void)
 {
 	int err;
 
+	sroce_crc_init();
 	err = sroce_engine_init();
 	if (err)
 		goto err_engine;
@@ -43,6 +44,7 @@ err_netdev:
 err_net:
 	sroce_engine_exit();
 err_engine:
+	sroce_crc_exit();
 	return err;
 }
 
@@ -55,6 +57,7 @@ static void __exit sroce_mod_exit(void)
 	sroce_net_exit_module();
 	/* Every QP is gone with its device: no work is left. */
 	sroce_engine_exit();
+	sroce_crc_exit();
 	pr_info("sroce: unloaded\n");
 }
 

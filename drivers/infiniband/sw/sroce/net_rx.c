@@ -6,7 +6,6 @@
  * device it is for, the P_Key and the transport; the engine then finds
  * the QP (engine.c).  Whatever fails is dropped and counted.
  */
-#include <linux/crc32.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/addrconf.h>
@@ -14,12 +13,6 @@
 
 #include "sroce.h"
 #include "rc.h"
-
-/* The ICRC's CRC primitive: crc32_le() has the semantics proto/ wants. */
-u32 sroce_crc32(u32 crc, const void *p, size_t n)
-{
-	return crc32_le(crc, p, n);
-}
 
 /* Feed @len bytes at @off of a possibly non-linear skb to the ICRC. */
 void sroce_icrc_skb(struct sroce_icrc_ctx *ctx, struct sk_buff *skb,
@@ -147,7 +140,7 @@ int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
 		if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)
 			net_notice_ratelimited("sroce: %s: dropped a packet with %s\n",
 					       dev_name(&sdev->ibdev.dev),
-					       sroce_counter_names[why]);
+					       sroce_counter_descs[why].name);
 		kfree_skb(skb);
 	}
 	ib_device_put(&sdev->ibdev);

@@ -269,6 +269,57 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 	return sroce_tx_result(err);
 }
 
+struct sroce_txacct *sroce_txacct_alloc(void)
+{
+	struct sroce_txacct *acct = kzalloc(sizeof(*acct), GFP_KERNEL);
+
+	if (acct)
+		refcount_set(&acct->ref, 1);
+	return acct;
+}
+
+void sroce_txacct_put(struct sroce_txacct *acct)
+{
+	if (acct && refcount_dec_and_test(&acct->ref))
+		kfree(acct);
+}
+
+/*
+ * The skb left the local stack: the receiving IP layer took it (veth),
+ * the device sent it, or it was dropped.  destructor_arg is free for us:
+ * we never set SKBFL_ZEROCOPY_ENABLE, the only other user's flag.
+ */
+static void sroce_tx_destructor(struct sk_buff *skb)
+{
+	struct sroce_txacct *acct = skb_shinfo(skb)->destructor_arg;
+
+	atomic_dec(&acct->inflight);
+	sroce_txacct_put(acct);
+}
+
+/*
+ * Too much of ours is still queued locally: hold back data packets and
+ * look again shortly.  ACKs are never held (they are what drains it).
+ */
+bool sroce_tx_throttled(struct sroce_qp *qp)
+{
+	if (atomic_read(&qp->req.txacct->inflight) < SROCE_TX_INFLIGHT_MAX)
+		return false;
+	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_THROTTLED);
+	sroce_engine_backoff(qp);
+	return true;
+}
+
+static void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_txacct *acct = qp->req.txacct;
+
+	refcount_inc(&acct->ref);
+	atomic_inc(&acct->inflight);
+	skb_shinfo(skb)->destructor_arg = acct;
+	skb->destructor = sroce_tx_destructor;
+}
+
 /*
  * Send a packet built by sroce_tx_alloc(); always consumes @skb.
  * Returns 0, -ENOBUFS if it was refused locally and can be sent again
@@ -288,6 +339,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		dst_cache_reset(&qp->req.dst_cache);
 	skb_put(skb, SROCE_ICRC_BYTES);
 	len = skb->len;
+	sroce_tx_set_owner(qp, skb);
 
 	/* dst_cache is per-cpu; the socket is freed after an RCU period. */
 	local_bh_disable();

@@ -130,7 +130,7 @@ int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_engine_kick(qp);
+		sroce_engine_poke(qp);
 		return 0;
 	}
 	if (!sroce_qp_can_send(qp)) {
@@ -182,7 +182,7 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_engine_kick(qp);
+		sroce_engine_poke(qp);
 		return 0;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {

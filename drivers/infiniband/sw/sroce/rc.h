@@ -30,6 +30,20 @@
 #define SROCE_PKTS_MIN		64
 /* The spec's hard limit on PSNs outstanding, minus one for safety. */
 #define SROCE_PSN_INFLIGHT_MAX	(SROCE_PSN_HALF - 1)
+/*
+ * A packet the local stack refused (its queue or the backlog is full) is
+ * tried again after this long: long enough for a softirq to drain a
+ * backlog, far shorter than a jiffy.
+ */
+#define SROCE_BACKOFF_NS	(50 * NSEC_PER_USEC)
+/*
+ * Packets of one QP allowed in the local stack at once (TCP small
+ * queues' idea): beyond it a QP would only fill the qdisc or the
+ * backlog (1000 packets by default) and lose packets to itself.
+ */
+#define SROCE_TX_INFLIGHT_MAX	256
+/* RTOs in a row a QP may wait out while its packets are still queued. */
+#define SROCE_RTO_DEFER_MAX	8
 /* Largest message: 2^31 bytes. */
 #define SROCE_MSG_MAX		(1U << 31)
 
@@ -94,6 +108,7 @@ static inline bool sroce_kind_is_rd_atomic(u8 kind)
 void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		      struct sroce_cqe *cqe, bool solicited);
 void sroce_engine_fatal(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_engine_backoff(struct sroce_qp *qp);
 
 /* net_tx.c */
 void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
@@ -101,9 +116,14 @@ void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 			       u32 paylen);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_tx_throttled(struct sroce_qp *qp);
+struct sroce_txacct *sroce_txacct_alloc(void);
+void sroce_txacct_put(struct sroce_txacct *acct);
+
+/* crc.c */
+u32 sroce_crc32(u32 crc, const void *p, size_t n);
 
 /* net_rx.c */
-u32 sroce_crc32(u32 crc, const void *p, size_t n);
 void sroce_icrc_skb(struct sroce_icrc_ctx *ctx, struct sk_buff *skb,
 		    unsigned int off, unsigned int len);
 

@@ -73,6 +73,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 			SROCE_CWND_GROW_EVERY);
 	req->rewound = false;
 	req->rto_armed = false;
+	req->rto_deferred = 0;
 	req->rnr_wait = false;
 	req->drained = false;
 	/* Idle: the first post must ring the doorbell. */
@@ -466,7 +467,7 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	skb = sroce_tx_alloc(qp, &h, len);
 	if (!skb) {
 		/* Try again shortly rather than spin. */
-		sroce_req_timer_set(qp, jiffies + 1);
+		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
 	if (sroce_req_payload(qp, w, skb, off, len)) {
@@ -478,7 +479,7 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (sroce_tx_xmit(qp, skb) == -ENOBUFS) {
 		/* Never left: send the same packet again shortly. */
 		sroce_req_congestion(qp);
-		sroce_req_timer_set(qp, jiffies + 1);
+		sroce_engine_backoff(qp);
 		return -ENOBUFS;
 	}
 	if (sroce_psn_before(psn, req->psn_max))
@@ -525,6 +526,8 @@ static int sroce_req_step(struct sroce_qp *qp)
 	npsn = w->kind == SROCE_OPK_READ_REQ ? w->npsn - pkt : 1;
 	if (!sroce_req_window_open(req, sroce_psn_add(w->first_psn, pkt),
 				   npsn))
+		return -ENOBUFS;
+	if (sroce_tx_throttled(qp))
 		return -ENOBUFS;
 	return sroce_req_send(qp, w);
 }

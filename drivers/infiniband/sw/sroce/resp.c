@@ -162,7 +162,7 @@ static void sroce_resp_ack(struct sroce_qp *qp)
 	if (sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK),
 			    sroce_psn_sub(resp->epsn, 1),
 			    sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), 0)) {
-		sroce_req_timer_set(qp, jiffies + 1);
+		sroce_engine_backoff(qp);
 		return;
 	}
 	resp->ack_due = false;
@@ -676,6 +676,8 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	bool last;
 	u32 len;
 
+	if (sroce_tx_throttled(qp))
+		return false;
 	if (WARN_ON_ONCE(sroce_seg_at(rd->length, rd->off, qp->mtu, &seg))) {
 		rd->active = false;
 		return true;
@@ -722,8 +724,8 @@ bool sroce_resp_run(struct sroce_qp *qp, int budget)
 	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR) {
 		if (resp->rd.active) {
 			if (!sroce_resp_read_one(qp)) {
-				/* Could not send: come back on the timer. */
-				sroce_req_timer_set(qp, jiffies + 1);
+				/* Could not send: come back shortly. */
+				sroce_engine_backoff(qp);
 				return false;
 			}
 			budget--;
