@@ -181,7 +181,15 @@ static bool sroce_engine_flush(struct sroce_qp *qp)
  */
 static bool sroce_engine_quiet(struct sroce_qp *qp)
 {
-	return !atomic_read(&qp->req.txacct->inflight);
+	if (atomic_read(&qp->req.txacct->inflight))
+		return false;
+	/*
+	 * Through lo the count is blind (the skb is orphaned on entry to
+	 * the backlog): require that nothing we sent is unanswered.
+	 */
+	return !qp->req.via_lo ||
+	       (qp->req.una == qp->req.psn_max && !qp->resp.rd.active &&
+		skb_queue_empty(&qp->resp.pending));
 }
 
 enum sroce_pass { SROCE_PASS_DONE, SROCE_PASS_MORE, SROCE_PASS_HOME };

@@ -59,6 +59,7 @@ struct sroce_req {
 	struct hrtimer backoff;		/* local queue full: retry soon */
 	struct dst_cache dst_cache;
 	struct sroce_txacct *txacct;
+	bool via_lo;			/* last route went through lo */
 
 	struct sroce_swqe *wqes;	/* one per SQ slot */
 	u8 *raw;			/* the copies, one SQ stride each */

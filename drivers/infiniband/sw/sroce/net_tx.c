@@ -23,6 +23,7 @@
  * route, namespace gone) is dropped and counted: to the engine it is a
  * lost packet, which the retransmit timer deals with.
  */
+#include <linux/module.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -135,6 +136,16 @@ static struct rtable *sroce_tx_route4(struct sroce_qp *qp, struct net *net)
 }
 
 /*
+ * Through lo (a peer on this host), the skb is orphaned as it enters the
+ * backlog, so our count says nothing about what is still queued there;
+ * the engine then uses a stricter rule to move the QP (engine.c).
+ */
+static void sroce_tx_note_route(struct sroce_qp *qp, struct dst_entry *dst)
+{
+	qp->req.via_lo = !!(dst->dev->flags & IFF_LOOPBACK);
+}
+
+/*
  * A qdisc or a veth peer's full backlog refused the packet: it never left
  * this host, so the sender may simply try it again a little later
  * (-ENOBUFS) instead of losing it and paying a retransmission.
@@ -191,6 +202,7 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 		      SROCE_BTH_BYTES, false);
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	sroce_tx_note_route(qp, &rt->dst);
 	skb_dst_set(skb, &rt->dst);
 	skb->ip_summed = CHECKSUM_NONE;
 	err = ip_local_out(net, sock->sk, skb);
@@ -264,6 +276,7 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 		      SROCE_BTH_BYTES, true);
 
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	sroce_tx_note_route(qp, dst);
 	skb_dst_set(skb, dst);
 	err = ip6_local_out(net, sock->sk, skb);
 	return sroce_tx_result(err);
@@ -301,9 +314,14 @@ static void sroce_tx_destructor(struct sk_buff *skb)
  * Too much of ours is still queued locally: hold back data packets and
  * look again shortly.  ACKs are never held (they are what drains it).
  */
+static unsigned int tx_queue_max = SROCE_TX_INFLIGHT_MAX;
+module_param(tx_queue_max, uint, 0644);
+MODULE_PARM_DESC(tx_queue_max,
+		 "Packets a QP may have queued in this host before it waits (default 256)");
+
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
-	if (atomic_read(&qp->req.txacct->inflight) < SROCE_TX_INFLIGHT_MAX)
+	if (atomic_read(&qp->req.txacct->inflight) < READ_ONCE(tx_queue_max))
 		return false;
 	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_THROTTLED);
 	sroce_engine_backoff(qp);
