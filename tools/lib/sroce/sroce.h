@@ -96,7 +96,11 @@ struct sroce_pd {
 
 struct sroce_mr {
 	struct verbs_mr vmr;
-	struct sroce_pd *parent;	/* parent domain held, or NULL */
+	/*
+	 * Parent domain held, or NULL.  A rereg_mr that changes the PD
+	 * (not implemented yet) must move this hold.
+	 */
+	struct sroce_pd *parent;
 };
 
 struct sroce_cq {
