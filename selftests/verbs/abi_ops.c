@@ -9,8 +9,9 @@
  * layout we declared ourselves (tools/lib/sroce/verbs-private.h).  One slot
  * off and ibv_alloc_pd() would run, say, alloc_parent_domain.  So:
  *
- *  - implemented verbs (query device/port, PD, MR, CQ, RC QP, posting)
- *    must really work, and must not have reached any stub;
+ *  - implemented verbs (query device/port, PD, parent and thread
+ *    domains, MR, CQ, RC QP, posting) must really work, and must not
+ *    have reached any stub;
  *  - every other verb must fail with its documented error AND must have
  *    reached the provider stub of the same name: libsroce records the last
  *    stub it ran in the exported variable sroce_stub_last, found here with
@@ -582,6 +583,149 @@ static void test_qp(struct ibv_pd *pd)
 }
 
 /* ------------------------------------------------------------------ */
+/* Parent and thread domains                                           */
+/* ------------------------------------------------------------------ */
+
+static int pd_alloc_calls;
+
+/*
+ * libsroce allocates no memory the device uses (sroce.ko allocates the
+ * rings), so it has nothing to ask a parent domain's allocator for.
+ */
+static void *pd_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+		      size_t alignment, uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)size; (void)alignment;
+	(void)resource_type;
+	pd_alloc_calls++;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void pd_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+		    uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)ptr; (void)resource_type;
+	pd_alloc_calls++;
+}
+
+/* Objects on a parent domain: created, and holding it while they live. */
+static void test_parent_objects(struct ibv_pd *pd, struct ibv_pd *par)
+{
+	struct ibv_context *ctx = pd->context;
+	struct ibv_cq_init_attr_ex cattr = {
+		.cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD, .parent_domain = pd,
+	};
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	char *buf = calloc(1, 4096);
+	struct ibv_cq_ex *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	int ret;
+
+	cq = ibv_create_cq_ex(ctx, &cattr);
+	tap(!cq && errno == EINVAL,
+	    "ibv_create_cq_ex with a protection domain as parent_domain: EINVAL (errno %d)",
+	    errno);
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+	cattr.parent_domain = par;
+	stub_reset();
+	cq = ibv_create_cq_ex(ctx, &cattr);
+	if (!tap(cq && no_stub(), "ibv_create_cq_ex on the parent domain (errno %d, stub %s)",
+		 errno, stub_name()))
+		goto out;
+	stub_reset();
+	mr = ibv_reg_mr(par, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	tap(mr && no_stub() && mr->pd == par,
+	    "ibv_reg_mr on the parent domain; mr->pd is the parent (errno %d)",
+	    errno);
+	init.send_cq = init.recv_cq = ibv_cq_ex_to_cq(cq);
+	stub_reset();
+	qp = ibv_create_qp(par, &init);
+	tap(qp && no_stub() && qp->pd == par,
+	    "ibv_create_qp on the parent domain; qp->pd is the parent (errno %d)",
+	    errno);
+	ret = ibv_dealloc_pd(par);
+	tap(ret == EBUSY, "ibv_dealloc_pd of a parent domain with objects: EBUSY (ret %d)",
+	    ret);
+	if (qp)
+		tap(!ibv_destroy_qp(qp), "ibv_destroy_qp (parent domain)");
+	if (mr)
+		tap(!ibv_dereg_mr(mr), "ibv_dereg_mr (parent domain)");
+	ret = ibv_dealloc_pd(par);
+	tap(ret == EBUSY, "... still EBUSY while its CQ lives (ret %d)", ret);
+	tap(!ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), "ibv_destroy_cq (parent domain)");
+out:
+	free(buf);
+}
+
+static void test_parent_domain(struct ibv_pd *pd)
+{
+	struct ibv_context *ctx = pd->context;
+	struct ibv_td_init_attr tattr = {};
+	struct ibv_parent_domain_init_attr pattr = {
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = pd_alloc, .free = pd_free, .pd_context = &pattr,
+	};
+	struct ibv_pd *par, *bad;
+	struct ibv_td *td;
+	int ret;
+
+	tattr.comp_mask = 1;
+	td = ibv_alloc_td(ctx, &tattr);
+	tap(!td && errno == EOPNOTSUPP, "ibv_alloc_td with unknown comp_mask: EOPNOTSUPP (errno %d)",
+	    errno);
+	tattr.comp_mask = 0;
+	stub_reset();
+	td = ibv_alloc_td(ctx, &tattr);
+	if (!tap(td && no_stub() && td->context == ctx,
+		 "ibv_alloc_td (errno %d, stub %s)", errno, stub_name()))
+		return;
+
+	bad = ibv_alloc_parent_domain(ctx, &pattr);
+	tap(!bad && errno == EINVAL, "ibv_alloc_parent_domain without a PD: EINVAL (errno %d)",
+	    errno);
+	pattr.pd = pd;
+	pattr.td = td;
+	stub_reset();
+	par = ibv_alloc_parent_domain(ctx, &pattr);
+	if (!tap(par && no_stub(), "ibv_alloc_parent_domain with a TD and allocators (errno %d, stub %s)",
+		 errno, stub_name()))
+		goto out_td;
+	tap(par != pd && par->context == ctx && par->handle == pd->handle,
+	    "the parent domain carries its PD's context and handle");
+	pattr.pd = par;
+	bad = ibv_alloc_parent_domain(ctx, &pattr);
+	tap(!bad && errno == EINVAL,
+	    "a parent domain on a parent domain: EINVAL (errno %d)", errno);
+	pattr.pd = pd;
+
+	test_parent_objects(pd, par);
+
+	ret = ibv_dealloc_pd(pd);
+	tap(ret == EBUSY, "ibv_dealloc_pd of a PD with a parent domain: EBUSY (ret %d)",
+	    ret);
+	ret = ibv_dealloc_td(td);
+	tap(ret == EBUSY, "ibv_dealloc_td of a TD with a parent domain: EBUSY (ret %d)",
+	    ret);
+	stub_reset();
+	ret = ibv_dealloc_pd(par);
+	tap(!ret && no_stub(), "ibv_dealloc_pd of the parent domain (ret %d)", ret);
+	tap(pd_alloc_calls == 0, "the custom allocators were not called (%d calls)",
+	    pd_alloc_calls);
+out_td:
+	stub_reset();
+	ret = ibv_dealloc_td(td);
+	tap(!ret && no_stub(), "ibv_dealloc_td (ret %d, stub %s)", ret, stub_name());
+}
+
+/* ------------------------------------------------------------------ */
 /* Not implemented yet: every remaining verb                           */
 /* ------------------------------------------------------------------ */
 
@@ -598,8 +742,6 @@ static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_wq_init_attr wq = { .wq_type = IBV_WQT_RQ, .pd = pd };
 	struct ibv_rwq_ind_table_init_attr rwq = {};
 	struct ibv_qp_open_attr open_qp = {};
-	struct ibv_td_init_attr td = {};
-	struct ibv_parent_domain_init_attr parent = { .pd = pd };
 	struct ibv_counters_init_attr cnt = {};
 	struct ibv_alloc_dm_attr dm = { .length = 4096 };
 	struct ibv_flow_action_esp_attr esp = {};
@@ -613,8 +755,6 @@ static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 	NULL_STUB("create_wq", ibv_create_wq(ctx, &wq));
 	NULL_STUB("create_rwq_ind_table", ibv_create_rwq_ind_table(ctx, &rwq));
 	NULL_STUB("open_qp", ibv_open_qp(ctx, &open_qp));
-	NULL_STUB("alloc_td", ibv_alloc_td(ctx, &td));
-	NULL_STUB("alloc_parent_domain", ibv_alloc_parent_domain(ctx, &parent));
 	NULL_STUB("create_counters", ibv_create_counters(ctx, &cnt));
 	NULL_STUB("alloc_dm", ibv_alloc_dm(ctx, &dm));
 	NULL_STUB("create_flow_action_esp", ibv_create_flow_action_esp(ctx, &esp));
@@ -691,7 +831,6 @@ static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_ah ah = { .context = ctx, .pd = pd };
 	struct ibv_xrcd xrcd = { .context = ctx };
-	struct ibv_td td = { .context = ctx };
 	struct ibv_dm dm = { .context = ctx };
 	struct ibv_counters cnt = { .context = ctx };
 	struct ibv_flow flow = { .context = ctx };
@@ -704,7 +843,6 @@ static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 
 	RET_STUB("destroy_ah", ibv_destroy_ah(&ah));
 	RET_STUB("close_xrcd", ibv_close_xrcd(&xrcd));
-	RET_STUB("dealloc_td", ibv_dealloc_td(&td));
 	NULL_STUB("reg_dm_mr", ibv_reg_dm_mr(pd, &dm, 0, 64,
 					     IBV_ACCESS_ZERO_BASED));
 	RET_STUB("free_dm", ibv_free_dm(&dm));
@@ -758,6 +896,7 @@ static void test_pd(struct ibv_context *ctx)
 	test_mr_pair(pd);
 	test_cq(ctx);
 	test_qp(pd);
+	test_parent_domain(pd);
 	test_stub_creators(ctx, pd);
 	test_stub_cq(ctx);
 	test_stub_qp(ctx, pd);

@@ -302,6 +302,7 @@ static struct sroce_cq *sroce_cq_alloc(void)
 
 static void sroce_cq_free(struct sroce_cq *cq)
 {
+	sroce_pd_put(cq->parent);
 	sroce_ring_unmap(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -366,16 +367,25 @@ static struct ibv_cq *sroce_create_cq(struct ibv_context *ctx, int cqe,
 	return &cq->vcq.cq;
 }
 
-static int sroce_cq_ex_check(const struct ibv_cq_init_attr_ex *attr)
+#define SROCE_CQ_INIT_ATTR_MASK	(IBV_CQ_INIT_ATTR_MASK_FLAGS | \
+				 IBV_CQ_INIT_ATTR_MASK_PD)
+
+static int sroce_cq_ex_check(struct ibv_context *ctx,
+			     const struct ibv_cq_init_attr_ex *attr)
 {
 	if (attr->wc_flags & ~SROCE_CQ_EX_WC_FLAGS)
 		return EOPNOTSUPP;	/* timestamps, cvlan, flow tag, TM */
-	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
-		return EOPNOTSUPP;	/* parent domains */
+	if (attr->comp_mask & ~(uint32_t)SROCE_CQ_INIT_ATTR_MASK)
+		return EOPNOTSUPP;
 	/* Single-threaded is a hint we may ignore; overrun we cannot. */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
 	    attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
 		return EOPNOTSUPP;
+	/* The verbs want a parent domain here, not a protection domain. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD &&
+	    (!attr->parent_domain || attr->parent_domain->context != ctx ||
+	     !sroce_pd_is_parent(to_spd(attr->parent_domain))))
+		return EINVAL;
 	return 0;
 }
 
@@ -384,10 +394,11 @@ static struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ctx,
 {
 	struct sroce_create_cq_ex_resp_buf resp = {};
 	struct ibv_create_cq_ex cmd = {};
+	struct ibv_cq_init_attr_ex a;
 	struct sroce_cq *cq;
 	int ret;
 
-	ret = sroce_cq_ex_check(attr);
+	ret = sroce_cq_ex_check(ctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -395,7 +406,17 @@ static struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ctx,
 	cq = sroce_cq_alloc();
 	if (!cq)
 		return NULL;
-	ret = ibv_cmd_create_cq_ex(ctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+	/*
+	 * A kernel CQ belongs to no PD: the parent domain only matters to
+	 * us (the CQ holds it), so the command does not see it.
+	 */
+	a = *attr;
+	if (a.comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = sroce_pd_get(a.parent_domain);
+		a.comp_mask &= ~IBV_CQ_INIT_ATTR_MASK_PD;
+		a.parent_domain = NULL;
+	}
+	ret = ibv_cmd_create_cq_ex(ctx, &a, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv, sizeof(resp), 0);
 	if (!ret)
 		ret = sroce_cq_finish_create(cq, ctx, &resp.drv.ring);

@@ -96,6 +96,7 @@ err_free:
 
 static void sroce_qp_free(struct sroce_qp *qp)
 {
+	sroce_pd_put(qp->parent);
 	sroce_ring_unmap(&qp->rq.ring);
 	sroce_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);
@@ -130,14 +131,16 @@ static int sroce_qp_map(struct sroce_qp *qp, int cmd_fd,
 	return ret;
 }
 
-static int sroce_qp_check_init(const struct ibv_qp_init_attr_ex *attr)
+static int sroce_qp_check_init(struct ibv_context *ctx,
+			       const struct ibv_qp_init_attr_ex *attr)
 {
 	uint64_t ops = sroce_send_ops_flags_of(attr->qp_type);
 
 	if (attr->comp_mask & ~(uint32_t)SROCE_QP_INIT_ATTR_MASK ||
 	    !sroce_send_ops_of(attr->qp_type))
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
 		return EINVAL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
 	    attr->create_flags)
@@ -162,7 +165,7 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 	struct sroce_qp *qp;
 	int ret;
 
-	ret = sroce_qp_check_init(attr);
+	ret = sroce_qp_check_init(ctx, attr);
 	if (ret)
 		goto err;
 	qp = sroce_qp_alloc();
@@ -171,10 +174,14 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 	/* ibv_cmd_create_qp_ex() refuses CREATE_FLAGS, even when 0. */
 	a = *attr;
 	a.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	/* A parent domain: the kernel gets its PD, the QP keeps it. */
+	qp->parent = sroce_pd_get(attr->pd);
+	a.pd = sroce_pd_real(attr->pd);
 	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &a, &cmd, sizeof(cmd),
 				   &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
+	qp->vqp.qp.pd = attr->pd;
 	ret = sroce_qp_map(qp, ctx->cmd_fd, &resp.drv);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);

@@ -4,7 +4,8 @@
  * ones, and the entry points each source file offers the others.
  *
  *   sroce.c  - registration, device matching, context alloc/free
- *   verbs.c  - device and port queries, PD, MR
+ *   verbs.c  - device and port queries, PD, parent and thread
+ *              domains, MR
  *   cq.c     - completion queues: the CQ ring, poll_cq, extended CQs
  *   qp.c     - queue pairs: create (ring mapping), modify, query,
  *              destroy, post_recv
@@ -52,13 +53,54 @@ struct sroce_context {
 	uint32_t max_inline;
 };
 
+/*
+ * A thread domain is the application's promise that the objects of the
+ * parent domains built on it are used by one thread at a time.  Our locks
+ * are uncontended spinlocks, so we keep them and just count the parent
+ * domains that refer to the TD.
+ */
+struct sroce_td {
+	struct ibv_td ibv_td;
+	uint32_t users;			/* parent domains on it (atomic) */
+};
+
+/*
+ * A protection domain, or a parent domain (protection != NULL).  The
+ * kernel knows only protection domains: a parent domain is libsroce's own
+ * object, carrying its protection domain's handle (libibverbs and the
+ * ibv_cmd_*() helpers take the two as interchangeable) and what
+ * ibv_alloc_parent_domain() was given.
+ *
+ * The custom allocators are recorded and never called: they exist for
+ * memory the device reads or writes, and libsroce allocates none - the
+ * rings are allocated by sroce.ko and mapped, and what we calloc() is
+ * bookkeeping that only this library touches.
+ */
 struct sroce_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	/*
+	 * Atomic.  A protection domain: the parent domains on it.  A parent
+	 * domain: the QPs, CQs and MRs created on it.  Either cannot be
+	 * freed while this is not zero (the kernel counts the rest).
+	 */
+	uint32_t users;
+	struct sroce_pd *protection;	/* parent domain: its PD */
+	struct sroce_td *td;		/* parent domain: its TD, or NULL */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
 };
 
 struct sroce_mr {
 	struct verbs_mr vmr;
+	/*
+	 * Parent domain held, or NULL.  A rereg_mr that changes the PD
+	 * (not implemented yet) must move this hold.
+	 */
+	struct sroce_pd *parent;
 };
 
 struct sroce_cq {
@@ -66,6 +108,7 @@ struct sroce_cq {
 	/* Serialises consumers: poll_cq, start/next/end_poll, resize. */
 	pthread_spinlock_t lock;
 	struct sroce_ring ring;		/* hdr == NULL: unusable (see resize) */
+	struct sroce_pd *parent;	/* parent domain held, or NULL */
 	/* Extended polling, between start_poll and end_poll (lock held). */
 	const struct sroce_cqe *cur;	/* the CQE read_*() report on */
 	uint32_t ex_avail;		/* entries known published, cur included */
@@ -83,6 +126,7 @@ struct sroce_qp {
 	struct verbs_qp vqp;
 	struct sroce_wq sq;
 	struct sroce_wq rq;
+	struct sroce_pd *parent;	/* parent domain held, or NULL */
 	uint32_t send_ops;		/* 1 << IBV_WR_* allowed on this QP */
 	/* ibv_qp_ex builders, between wr_start and wr_complete (sq.lock). */
 	struct sroce_send_wqe *wr_cur;	/* WQE being built, or NULL */
@@ -104,6 +148,45 @@ static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibv_pd);
+}
+
+static inline struct sroce_td *to_std(struct ibv_td *ibtd)
+{
+	return container_of(ibtd, struct sroce_td, ibv_td);
+}
+
+static inline bool sroce_pd_is_parent(const struct sroce_pd *pd)
+{
+	return pd->protection;
+}
+
+/* The protection domain the kernel knows, for a PD or a parent domain. */
+static inline struct ibv_pd *sroce_pd_real(struct ibv_pd *ibpd)
+{
+	struct sroce_pd *pd = to_spd(ibpd);
+
+	return sroce_pd_is_parent(pd) ? &pd->protection->ibv_pd : ibpd;
+}
+
+/*
+ * An object is being created on @ibpd.  A parent domain stays allocated
+ * while it has objects, so the object holds it; the return value is what
+ * sroce_pd_put() later releases (NULL for a protection domain).
+ */
+static inline struct sroce_pd *sroce_pd_get(struct ibv_pd *ibpd)
+{
+	struct sroce_pd *pd = to_spd(ibpd);
+
+	if (!sroce_pd_is_parent(pd))
+		return NULL;
+	__atomic_add_fetch(&pd->users, 1, __ATOMIC_RELAXED);
+	return pd;
+}
+
+static inline void sroce_pd_put(struct sroce_pd *parent)
+{
+	if (parent)
+		__atomic_sub_fetch(&parent->users, 1, __ATOMIC_RELEASE);
 }
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)

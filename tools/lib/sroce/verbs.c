@@ -3,6 +3,8 @@
  * The verbs libsroce implements: device and port queries, protection
  * domains and memory regions.  All of them are a single uverbs command;
  * the kernel owns the objects, we only keep the handles libibverbs needs.
+ * Parent and thread domains are the exception: the kernel has no such
+ * objects, they live here only (see struct sroce_pd).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,15 +95,124 @@ static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 	return &pd->ibv_pd;
 }
 
+/* Nothing holds it any more (the acquire pairs with sroce_pd_put()). */
+static bool sroce_unused(uint32_t *users)
+{
+	return !__atomic_load_n(users, __ATOMIC_ACQUIRE);
+}
+
+static int sroce_dealloc_parent_domain(struct sroce_pd *parent)
+{
+	if (!sroce_unused(&parent->users))
+		return EBUSY;
+	__atomic_sub_fetch(&parent->protection->users, 1, __ATOMIC_RELEASE);
+	if (parent->td)
+		__atomic_sub_fetch(&parent->td->users, 1, __ATOMIC_RELEASE);
+	free(parent);
+	return 0;
+}
+
+/*
+ * Also frees parent domains.  A protection domain with parent domains on
+ * it stays: they carry its handle.  Its other users (QPs, MRs) are the
+ * kernel's to count.
+ */
 static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct sroce_pd *pd = to_spd(ibpd);
 	int ret;
 
+	if (sroce_pd_is_parent(pd))
+		return sroce_dealloc_parent_domain(pd);
+	if (!sroce_unused(&pd->users))
+		return EBUSY;
 	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
-	free(to_spd(ibpd));
+	free(pd);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread and parent domains                                           */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_td *sroce_alloc_td(struct ibv_context *ibctx,
+				     struct ibv_td_init_attr *attr)
+{
+	struct sroce_td *td;
+
+	if (attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return NULL;
+	td->ibv_td.context = ibctx;
+	return &td->ibv_td;
+}
+
+static int sroce_dealloc_td(struct ibv_td *ibtd)
+{
+	struct sroce_td *td = to_std(ibtd);
+
+	if (!sroce_unused(&td->users))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+#define SROCE_PARENT_DOMAIN_MASK	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+					 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+/* A parent domain wraps a protection domain (not another parent domain). */
+static int sroce_parent_domain_check(struct ibv_context *ibctx,
+				     const struct ibv_parent_domain_init_attr *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)SROCE_PARENT_DOMAIN_MASK)
+		return EOPNOTSUPP;
+	if (!attr->pd || attr->pd->context != ibctx ||
+	    sroce_pd_is_parent(to_spd(attr->pd)))
+		return EINVAL;
+	if (attr->td && attr->td->context != ibctx)
+		return EINVAL;
+	return 0;
+}
+
+static struct ibv_pd *
+sroce_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr)
+{
+	struct sroce_pd *parent, *pd;
+	int ret;
+
+	ret = sroce_parent_domain_check(ibctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	parent = calloc(1, sizeof(*parent));
+	if (!parent)
+		return NULL;
+	pd = to_spd(attr->pd);
+	/* What libibverbs' own helpers copy: the PD's context and handle. */
+	parent->ibv_pd.context = ibctx;
+	parent->ibv_pd.handle = pd->ibv_pd.handle;
+	parent->pdn = pd->pdn;
+	parent->protection = pd;
+	__atomic_add_fetch(&pd->users, 1, __ATOMIC_RELAXED);
+	if (attr->td) {
+		parent->td = to_std(attr->td);
+		__atomic_add_fetch(&parent->td->users, 1, __ATOMIC_RELAXED);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		parent->alloc = attr->alloc;
+		parent->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	return &parent->ibv_pd;
 }
 
 /* ------------------------------------------------------------------ */
@@ -124,9 +235,12 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 	if (!mr)
 		return NULL;
 
-	ret = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, &mr->vmr,
-			     &cmd, sizeof(cmd), &resp, sizeof(resp));
+	/* ibv_reg_mr() itself sets mr->pd to what the caller passed. */
+	mr->parent = sroce_pd_get(ibpd);
+	ret = ibv_cmd_reg_mr(sroce_pd_real(ibpd), addr, length, hca_va, access,
+			     &mr->vmr, &cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
+		sroce_pd_put(mr->parent);
 		free(mr);
 		errno = ret;
 		return NULL;
@@ -136,18 +250,23 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
+	struct sroce_mr *mr = to_smr(vmr);
 	int ret;
 
 	ret = ibv_cmd_dereg_mr(vmr);
 	if (ret)
 		return ret;
-	free(to_smr(vmr));
+	sroce_pd_put(mr->parent);
+	free(mr);
 	return 0;
 }
 
 const struct verbs_context_ops sroce_verbs_ops = {
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
+	.alloc_td = sroce_alloc_td,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_td = sroce_dealloc_td,
 	.dereg_mr = sroce_dereg_mr,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
