@@ -81,7 +81,7 @@ void sroce_comp_retire_errors(struct sroce_qp *qp)
 	if (w->status == IB_WC_SUCCESS)
 		return;
 	sroce_comp_wqe(qp, w, w->status);
-	sroce_engine_fatal(qp, SROCE_EVENT_NONE);
+	sroce_engine_error(qp);
 }
 
 /* The oldest WQE fails with @status: transport errors, remote NAKs. */
@@ -89,7 +89,7 @@ static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	if (qp->sq.index != qp->req.started)
 		sroce_comp_wqe(qp, sroce_req_wqe(qp, qp->sq.index), status);
-	sroce_engine_fatal(qp, SROCE_EVENT_NONE);
+	sroce_engine_error(qp);
 }
 
 /* Resend from @psn unless a resend from there is already under way. */

@@ -100,6 +100,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_port_query,
 	.query_qp = sroce_qp_query,
 	.reg_user_mr = sroce_mr_reg_user,
+	.rereg_user_mr = sroce_mr_rereg_user,
 	.req_notify_cq = sroce_cq_req_notify,
 	.resize_cq = sroce_cq_resize,
 

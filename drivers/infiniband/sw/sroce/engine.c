@@ -103,10 +103,18 @@ void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
 }
 
-/* Move the QP to ERROR from inside the engine; the next run flushes. */
+/*
+ * Move the QP to ERROR from inside the engine; the next run flushes.
+ * _fatal raises @event; _error is for errors a completion reports.
+ */
 void sroce_engine_fatal(struct sroce_qp *qp, enum ib_event_type event)
 {
-	sroce_qp_set_error(qp, event);
+	sroce_qp_set_error(qp, true, event);
+}
+
+void sroce_engine_error(struct sroce_qp *qp)
+{
+	sroce_qp_set_error(qp, false, 0);
 }
 
 /*

@@ -116,6 +116,7 @@ struct sroce_resp {
 	bool ready;			/* set at RTR, store-release */
 	u32 epsn;			/* expected PSN */
 	u32 msn;
+	bool comm_est;			/* COMM_EST raised in this RTR */
 	u8 nak;				/* a NAK for epsn is out: be quiet */
 	/* Message in progress. */
 	u8 msg;				/* enum sroce_op_kind or NONE */

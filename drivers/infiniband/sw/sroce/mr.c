@@ -115,6 +115,31 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * Re-register: always as a new MR, which ib_core swaps in for the old one
+ * (and destroys it).  New keys are what the spec allows and what
+ * libibverbs hands back; nothing in flight ever sees a half-changed MR.
+ */
+struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr *old = to_smr(ibmr);
+
+	if (old->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	return sroce_mr_reg_user(ibpd, start, length, iova, access, udata);
+}
+
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);

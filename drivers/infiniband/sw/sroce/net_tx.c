@@ -321,7 +321,16 @@ MODULE_PARM_DESC(tx_queue_max,
 
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
-	if (atomic_read(&qp->req.txacct->inflight) < READ_ONCE(tx_queue_max))
+	u32 queued = atomic_read(&qp->req.txacct->inflight);
+
+	/*
+	 * Through lo the count is blind (see sroce_tx_note_route()) and the
+	 * backlog drops silently when full: bound the unacknowledged PSNs
+	 * instead, which also counts what still sits in the backlog.
+	 */
+	if (qp->req.via_lo)
+		queued = max(queued, sroce_psn_sub(qp->req.psn_max, qp->req.una));
+	if (queued < READ_ONCE(tx_queue_max))
 		return false;
 	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_THROTTLED);
 	sroce_engine_backoff(qp);

@@ -49,8 +49,14 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 		return -EINVAL;
 	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index != 0)
 		return -EINVAL;
+	/*
+	 * Both ends must segment alike (READ responses are counted in
+	 * PSNs), so a path MTU the link cannot carry is refused rather than
+	 * quietly lowered.
+	 */
 	if (mask & IB_QP_PATH_MTU &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > sroce_port_active_mtu(qp->sdev)))
 		return -EINVAL;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
 	    attr->max_rd_atomic > a->max_qp_init_rd_atom)
@@ -74,8 +80,8 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 }
 
 /*
- * Segment at the path MTU, but never above what the link carries now: a
- * peer may offer 4096 while our netdev has a 1500-byte MTU.
+ * Segment at the path MTU.  It was checked against the link; should the
+ * netdev's MTU shrink later, packets still must fit it.
  */
 static void sroce_qp_set_mtu(struct sroce_qp *qp, enum ib_mtu path_mtu)
 {
@@ -186,26 +192,38 @@ out:
 }
 
 /*
- * The engine gave up on the QP (retries exhausted, a fatal ring error):
- * move to ERROR, tell the consumer, flush.
+ * The engine gave up on the QP (retries exhausted, a fatal ring error, a
+ * class C error): move to ERROR, tell the consumer if @raise, flush.
+ * Only from the states the engine runs in: a modify_qp to RESET or INIT
+ * that raced with the engine's last run wins.
  */
-void sroce_qp_set_error(struct sroce_qp *qp, enum ib_event_type event)
+void sroce_qp_set_error(struct sroce_qp *qp, bool raise,
+			enum ib_event_type event)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
 		.event = event,
 	};
-	enum ib_qp_state old;
+	bool moved = false;
 
 	spin_lock_bh(&qp->state_lock);
-	old = qp->state;
-	qp->state = IB_QPS_ERR;
+	switch (qp->state) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+		qp->state = IB_QPS_ERR;
+		moved = true;
+		break;
+	default:
+		break;
+	}
 	spin_unlock_bh(&qp->state_lock);
-	if (old == IB_QPS_ERR)
+	if (!moved)
 		return;
 	sroce_engine_qp_error(qp);
-	if (event != IB_EVENT_QP_LAST_WQE_REACHED && qp->ibqp.event_handler)
+	if (raise && qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 

@@ -47,9 +47,6 @@
 /* Largest message: 2^31 bytes. */
 #define SROCE_MSG_MAX		(1U << 31)
 
-/* Requester-side error the spec makes silent (no async event). */
-#define SROCE_EVENT_NONE	IB_EVENT_QP_LAST_WQE_REACHED
-
 /* A send WQE copied out of the SQ and validated (req.c). */
 struct sroce_swqe {
 	u64 wr_id;
@@ -108,6 +105,7 @@ static inline bool sroce_kind_is_rd_atomic(u8 kind)
 void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		      struct sroce_cqe *cqe, bool solicited);
 void sroce_engine_fatal(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_engine_error(struct sroce_qp *qp);
 void sroce_engine_backoff(struct sroce_qp *qp);
 
 /* net_tx.c */

@@ -76,6 +76,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	WRITE_ONCE(q->hdr->flags, 0);
 	resp->epsn = 0;
 	resp->msn = 0;
+	resp->comm_est = false;
 	resp->nak = SROCE_RESP_NAK_NONE;
 	resp->msg = SROCE_OPK_NONE;
 	resp->offset = 0;
@@ -116,9 +117,29 @@ static void sroce_resp_preempt(struct sroce_qp *qp,
 }
 
 /* A request from rxq: wait in order behind any READ responses. */
+/*
+ * The first request in RTR: the connection works even if the CM's RTU was
+ * lost, and the spec has the CA say so (kernel rdma_cm listens for it).
+ */
+static void sroce_resp_comm_est(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_COMM_EST,
+	};
+
+	if (qp->resp.comm_est || READ_ONCE(qp->state) != IB_QPS_RTR)
+		return;
+	qp->resp.comm_est = true;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
 		      const struct sroce_pkt_hdr *h)
 {
+	sroce_resp_comm_est(qp);
 	sroce_resp_preempt(qp, h);
 	if (skb_queue_len(&qp->resp.pending) >= SROCE_RXQ_MAX) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_DROPPED);
@@ -214,31 +235,39 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 }
 
 /*
- * Class C error: NAK @psn, fail the receive WQE in use if any, and take
- * the QP to ERROR.
+ * Class C error: NAK @psn and fail the receive WQE in use if any; the
+ * caller takes the QP to ERROR.
  */
-static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
-			    enum sroce_nak_code code, enum ib_wc_status status,
-			    enum ib_event_type event)
+static void sroce_resp_nak_fail(struct sroce_qp *qp, u32 psn,
+				enum sroce_nak_code code,
+				enum ib_wc_status status)
 {
 	struct sroce_resp *resp = &qp->resp;
 
 	sroce_resp_nak(qp, sroce_aeth_nak(code), psn, SROCE_CNT_ERR_NAKS_SENT);
 	if (resp->have_rwqe)
 		sroce_resp_complete(qp, status, IB_WC_RECV, resp->offset, NULL);
-	sroce_engine_fatal(qp, event);
+}
+
+/* A local error the receive completion reports: no async event. */
+static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
+			    enum sroce_nak_code code, enum ib_wc_status status)
+{
+	sroce_resp_nak_fail(qp, psn, code, status);
+	sroce_engine_error(qp);
 }
 
 static void sroce_resp_invalid(struct sroce_qp *qp, u32 psn)
 {
-	sroce_resp_fail(qp, psn, SROCE_NAK_INVALID_REQ, IB_WC_LOC_QP_OP_ERR,
-			IB_EVENT_QP_REQ_ERR);
+	sroce_resp_nak_fail(qp, psn, SROCE_NAK_INVALID_REQ,
+			    IB_WC_LOC_QP_OP_ERR);
+	sroce_engine_fatal(qp, IB_EVENT_QP_REQ_ERR);
 }
 
 static void sroce_resp_access(struct sroce_qp *qp, u32 psn)
 {
-	sroce_resp_fail(qp, psn, SROCE_NAK_REM_ACCESS, IB_WC_LOC_PROT_ERR,
-			IB_EVENT_QP_ACCESS_ERR);
+	sroce_resp_nak_fail(qp, psn, SROCE_NAK_REM_ACCESS, IB_WC_LOC_PROT_ERR);
+	sroce_engine_fatal(qp, IB_EVENT_QP_ACCESS_ERR);
 }
 
 /*
@@ -275,7 +304,7 @@ static int sroce_resp_get_rwqe(struct sroce_qp *qp, u32 psn)
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_BAD_WQES);
 		resp->offset = 0;
 		sroce_resp_fail(qp, psn, SROCE_NAK_REM_OP_ERR,
-				IB_WC_LOC_QP_OP_ERR, SROCE_EVENT_NONE);
+				IB_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
 	}
 	memcpy(sroce_resp_sges(resp), slot + SROCE_RECV_WQE_HDR_SIZE,
@@ -347,14 +376,14 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (resp->offset + h->payload_len > resp->rwqe_len) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
-				IB_WC_LOC_LEN_ERR, SROCE_EVENT_NONE);
+				IB_WC_LOC_LEN_ERR);
 		return;
 	}
 	if (h->payload_len &&
 	    sroce_copy_sgl(qp, sroce_resp_sges(resp), resp->rwqe->num_sge,
 			   resp->offset, h->payload_len, &d, true)) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_REM_OP_ERR,
-				IB_WC_LOC_PROT_ERR, SROCE_EVENT_NONE);
+				IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	resp->offset += h->payload_len;

@@ -262,12 +262,16 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 struct sroce_qp *sroce_qp_lookup(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Move to ERROR from the engine (e.g. retries exhausted), with an event. */
-void sroce_qp_set_error(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_qp_set_error(struct sroce_qp *qp, bool raise,
+			enum ib_event_type event);
 
 /* mr.c */
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
