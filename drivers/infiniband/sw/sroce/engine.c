@@ -151,7 +151,14 @@ static bool sroce_engine_rx(struct sroce_qp *qp, int budget)
 	return !skb_queue_empty(&qp->rxq);
 }
 
-static bool sroce_engine_run(struct sroce_qp *qp)
+/*
+ * One run.  @away: we are not on the QP's home CPU and it is not quiet,
+ * so only what cannot reorder our data may happen here: taking packets
+ * in, placing SENDs and WRITEs, completions, ACKs (cumulative, so an
+ * overtaken one is harmless).  Sending requests or READ and atomic
+ * responses is left to the home CPU: true asks for it.
+ */
+static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 {
 	bool more;
 
@@ -159,11 +166,14 @@ static bool sroce_engine_run(struct sroce_qp *qp)
 	if (!smp_load_acquire(&qp->resp.ready))
 		return false;
 	more = sroce_engine_rx(qp, SROCE_BUDGET);
-	more |= sroce_resp_run(qp, SROCE_BUDGET);
+	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
 	/* Pairs with sroce_req_arm(). */
 	if (smp_load_acquire(&qp->req.ready)) {
 		sroce_comp_timers(qp);
-		more |= sroce_req_run(qp, SROCE_BUDGET);
+		if (!away)
+			more |= sroce_req_run(qp, SROCE_BUDGET);
+		else
+			more |= sroce_req_has_work(qp);
 	}
 	return more;
 }
@@ -182,22 +192,19 @@ static bool sroce_engine_flush(struct sroce_qp *qp)
 }
 
 /*
- * No packet of the QP is in the local stack (the skb destructor counts
- * them out as the receiving IP layer or the device takes them): only
- * then may its packets start leaving from another CPU without overtaking
- * older ones.  TCP changes TX queues under the same rule.
+ * Nothing of the QP is in the network: no skb of it in the local stack
+ * (the skb destructor counts them out as the receiving IP layer or the
+ * device takes them), no request unacknowledged, no READ response stream
+ * or request waiting behind one.  Only then may its packets start
+ * leaving from another CPU without overtaking older ones: an skb the
+ * peer's IP layer took may still be on its way to the peer's QP (ICRC
+ * check, queueing) on the old CPU.
  */
 static bool sroce_engine_quiet(struct sroce_qp *qp)
 {
-	if (atomic_read(&qp->req.txacct->inflight))
-		return false;
-	/*
-	 * Through lo the count is blind (the skb is orphaned on entry to
-	 * the backlog): require that nothing we sent is unanswered.
-	 */
-	return !qp->req.via_lo ||
-	       (qp->req.una == qp->req.psn_max && !qp->resp.rd.active &&
-		skb_queue_empty(&qp->resp.pending));
+	return !atomic_read(&qp->req.txacct->inflight) &&
+	       qp->req.una == qp->req.psn_max && !qp->resp.rd.active &&
+	       skb_queue_empty(&qp->resp.pending);
 }
 
 enum sroce_pass { SROCE_PASS_DONE, SROCE_PASS_MORE, SROCE_PASS_HOME };
@@ -222,10 +229,12 @@ static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
 	}
 	if (!at_home && cpu != READ_ONCE(qp->req.cpu)) {
 		if (!sroce_engine_quiet(qp))
-			return SROCE_PASS_HOME;
+			return sroce_engine_run(qp, true) ? SROCE_PASS_HOME :
+							    SROCE_PASS_DONE;
 		WRITE_ONCE(qp->req.cpu, cpu);
 	}
-	return sroce_engine_run(qp) ? SROCE_PASS_MORE : SROCE_PASS_DONE;
+	return sroce_engine_run(qp, false) ? SROCE_PASS_MORE :
+					     SROCE_PASS_DONE;
 }
 
 /*

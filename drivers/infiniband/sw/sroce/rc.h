@@ -154,6 +154,7 @@ void sroce_req_free(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_arm(struct sroce_qp *qp);
 bool sroce_req_run(struct sroce_qp *qp, int budget);
+bool sroce_req_has_work(struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_congestion(struct sroce_qp *qp);
@@ -178,7 +179,7 @@ void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_arm(struct sroce_qp *qp);
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
 		      const struct sroce_pkt_hdr *h);
-bool sroce_resp_run(struct sroce_qp *qp, int budget);
+bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away);
 bool sroce_resp_flush(struct sroce_qp *qp, int budget);
 
 #endif /* _SROCE_RC_H */

@@ -585,6 +585,13 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 	return true;
 }
 
+/* Anything to send: WQEs copied and not all sent, or new ones posted. */
+bool sroce_req_has_work(struct sroce_qp *qp)
+{
+	return !qp->req.rnr_wait &&
+	       (qp->req.cur != qp->req.fetch || sroce_req_avail(qp) != 0);
+}
+
 /*
  * Position cur at the WQE holding @psn, or past every started WQE when
  * @psn is psn_max.

@@ -116,7 +116,6 @@ static void sroce_resp_preempt(struct sroce_qp *qp,
 	__skb_queue_purge(&resp->pending);
 }
 
-/* A request from rxq: wait in order behind any READ responses. */
 /*
  * The first request in RTR: the connection works even if the CM's RTU was
  * lost, and the spec has the CA say so (kernel rdma_cm listens for it).
@@ -136,6 +135,7 @@ static void sroce_resp_comm_est(struct sroce_qp *qp)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+/* A request from rxq: wait in order behind any READ responses. */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
 		      const struct sroce_pkt_hdr *h)
 {
@@ -741,17 +741,29 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	return true;
 }
 
+/* Requests whose answer is data (READ, atomics): see engine.c, "away". */
+static bool sroce_resp_answers_data(const struct sk_buff *skb)
+{
+	u8 kind = sroce_wire_opcode_info(skb->data[0])->kind;
+
+	return kind == SROCE_OPK_READ_REQ || kind == SROCE_OPK_CMP_SWAP ||
+	       kind == SROCE_OPK_FETCH_ADD;
+}
+
 /*
  * Execute queued requests and READ responses, up to @budget packets.
- * True if there is more to do now.
+ * True if there is more to do now (@away: more that must be done at
+ * home).
  */
-bool sroce_resp_run(struct sroce_qp *qp, int budget)
+bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sk_buff *skb;
 
 	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR) {
 		if (resp->rd.active) {
+			if (away)
+				return true;
 			if (!sroce_resp_read_one(qp)) {
 				/* Could not send: come back shortly. */
 				sroce_engine_backoff(qp);
@@ -760,9 +772,14 @@ bool sroce_resp_run(struct sroce_qp *qp, int budget)
 			budget--;
 			continue;
 		}
-		skb = __skb_dequeue(&resp->pending);
+		skb = skb_peek(&resp->pending);
 		if (!skb)
 			break;
+		if (away && sroce_resp_answers_data(skb)) {
+			sroce_resp_ack(qp);
+			return true;
+		}
+		__skb_unlink(skb, &resp->pending);
 		sroce_resp_packet(qp, skb);
 		budget--;
 	}
