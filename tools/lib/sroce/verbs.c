@@ -261,6 +261,38 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * The kernel re-registers as a new MR with new keys, which
+ * ibv_cmd_rereg_mr() copies back; libibverbs then updates mr->pd, addr
+ * and length itself.  A new (parent) domain takes over our hold.
+ */
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibv_rereg_mr cmd = {};
+	struct sroce_mr *mr = to_smr(vmr);
+	struct sroce_pd *held = NULL;
+	int ret;
+
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		held = sroce_pd_get(pd);
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access,
+			       (flags & IBV_REREG_MR_CHANGE_PD) ?
+			       sroce_pd_real(pd) : NULL,
+			       &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		sroce_pd_put(held);
+		return ret;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		sroce_pd_put(mr->parent);
+		mr->parent = held;
+	}
+	return 0;
+}
+
 const struct verbs_context_ops sroce_verbs_ops = {
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
@@ -271,4 +303,5 @@ const struct verbs_context_ops sroce_verbs_ops = {
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
 	.reg_mr = sroce_reg_mr,
+	.rereg_mr = sroce_rereg_mr,
 };
