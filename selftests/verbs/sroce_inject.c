@@ -78,6 +78,7 @@
 #define SQ_PSN		0x000abc	/* our QPs' send PSN: nothing is sent */
 #define RNR_TIMER	12		/* min_rnr_timer given to every QP */
 #define RD_ATOMIC	4		/* responder resources */
+#define QP_TIMEOUT	22		/* 17 s: no retransmission in a case */
 #define SETTLE_MS	3000		/* longest wait for an expected effect */
 #define QUIET_MS	120		/* silence that ends a case */
 #define MAX_RESP	48
@@ -501,7 +502,7 @@ static int qp_up(struct ibv_qp *qp, int access, enum ibv_qp_state upto,
 	if (upto == IBV_QPS_RTR)
 		return 0;
 	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .sq_psn = SQ_PSN, .timeout = 14,
+		.qp_state = IBV_QPS_RTS, .sq_psn = SQ_PSN, .timeout = QP_TIMEOUT,
 		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = RD_ATOMIC,
 	};
 	if (qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
@@ -539,7 +540,7 @@ static const char *state_name(int s)
 }
 
 /* One receive of @len bytes at @off of the receive buffer. */
-static int post_recv(struct ibv_qp *qp, size_t off, uint32_t len)
+static int post_recv_q(struct ibv_qp *qp, size_t off, uint32_t len)
 {
 	struct region *r = &regs[R_RECV];
 	struct ibv_sge sge = {
@@ -549,7 +550,13 @@ static int post_recv(struct ibv_qp *qp, size_t off, uint32_t len)
 	struct ibv_recv_wr wr = {
 		.wr_id = 0x5200 + off, .sg_list = &sge, .num_sge = 1,
 	}, *bad;
-	int ret = ibv_post_recv(qp, &wr, &bad);
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static int post_recv(struct ibv_qp *qp, size_t off, uint32_t len)
+{
+	int ret = post_recv_q(qp, off, len);
 
 	if (ret)
 		diag("post_recv: %s", strerror(ret));
@@ -767,8 +774,11 @@ static uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
 static void pkt_udp6_csum(struct pkt *p)
 {
 	uint8_t *udp = pkt_udp(p);
-	size_t ulen = p->len - p->iplen;
+	size_t ulen = sroce_be_load16(udp + 4);
 	uint32_t sum = 0;
+
+	if (ulen > p->len - p->iplen)
+		ulen = p->len - p->iplen;
 	uint16_t c;
 
 	udp[6] = udp[7] = 0;
@@ -2256,6 +2266,197 @@ static void case_src_mismatch(struct cx *c)
 	expect(c, C_BAD_HDR, ANY);
 }
 
+/*
+ * The UDP length is what counts, not the IP length: 8 bytes fewer in the
+ * UDP header than the datagram has, and the ICRC is not where it was.
+ */
+static void case_udp_len_short(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, 0);
+	h.dma_len = 128;
+	h.ackreq = true;
+	pkt_init(&p);
+	pkt_roce(&p, &h, c->data, 128);
+	pkt_seal(&p);
+	sroce_be_store16(pkt_udp(&p) + 4,
+			 (uint16_t)(sroce_be_load16(pkt_udp(&p) + 4) - 8));
+	pkt_send(&p);
+	expect(c, C_ICRC, 1);
+}
+
+/* A UDP length past the datagram's end: UDP drops it, we never see it. */
+static void case_udp_len_long(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, 0);
+	h.dma_len = 64;
+	h.ackreq = true;
+	pkt_init(&p);
+	pkt_roce(&p, &h, c->data, 64);
+	pkt_seal(&p);
+	sroce_be_store16(pkt_udp(&p) + 4,
+			 (uint16_t)(sroce_be_load16(pkt_udp(&p) + 4) + 64));
+	pkt_send(&p);
+}
+
+/*
+ * A duplicate atomic is answered from the saved result and never
+ * executed twice: FETCH_ADD, then the same request again.
+ */
+static void case_atomic_dup_replay(struct cx *c)
+{
+	uint64_t old, add = 0x1000000000000001ULL, now;
+	struct want_resp *w;
+	int i;
+
+	memcpy(&old, mr_ptr(TGT, 16), 8);
+	for (i = 0; i < 2; i++) {
+		inject_atomic(c, OP(FETCH_ADD), c->epsn, TGT->mr->rkey,
+			      mr_va(TGT, 16), add, 0);
+		w = want_resp(c, OP(ATOMIC_ACK), -1, c->epsn);
+		w->check_orig = true;
+		w->orig = old;
+		expect(c, C_RX, 1);
+		settle(c);
+	}
+	expect(c, C_DUP, 1);
+	expect(c, C_DUP_ATOMICS, 1);
+	now = old + add;
+	shadow_put(TGT, 16, &now, 8);
+}
+
+/* A duplicate READ is answered again, from memory. */
+static void case_read_dup_replay(struct cx *c)
+{
+	struct want_resp *w;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
+		w = want_resp(c, OP(READ_RESP_ONLY), -1, c->epsn);
+		w->data = mr_ptr(TGT, 2000);
+		w->len = 64;
+		expect(c, C_RX, 1);
+		settle(c);
+	}
+	expect(c, C_DUP, 1);
+	expect(c, C_DUP_READS, 1);
+}
+
+/*
+ * Requester side: our QP sends a request to the fake peer (seen on the
+ * wire), and the peer's answers are the hostile ones.
+ */
+static void post_send(struct cx *c, enum ibv_wr_opcode op, size_t off,
+		      uint32_t len)
+{
+	struct region *r = &regs[R_RECV];
+	struct ibv_sge sge = {
+		.addr = mr_va(r, (int64_t)off), .length = len,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0x5e00, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x4242 },
+	}, *bad;
+	int ret = ibv_post_send(c->qp, &wr, &bad);
+
+	if (ret)
+		fail(c, "post_send: %s", strerror(ret));
+}
+
+static void check_send_cqe(struct cx *c, enum ibv_wc_opcode op,
+			   uint32_t len)
+{
+	long deadline = now_ms() + SETTLE_MS;
+	struct ibv_wc wc;
+	int n;
+
+	do {
+		n = ibv_poll_cq(v.cq, 1, &wc);
+	} while (!n && now_ms() < deadline);
+	if (n != 1) {
+		fail(c, "no send completion");
+		return;
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.opcode != op ||
+	    (op == IBV_WC_RDMA_READ && wc.byte_len != len) ||
+	    wc.wr_id != 0x5e00)
+		fail(c, "send completion: status %s, opcode %d, %u bytes, wr_id %#" PRIx64,
+		     ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len,
+		     wc.wr_id);
+}
+
+static bool cq_empty(void)
+{
+	struct ibv_wc wc;
+
+	return ibv_poll_cq(v.cq, 1, &wc) == 0;
+}
+
+/*
+ * Our READ of 100 bytes is answered with 200 (it must not overflow the
+ * local buffer), then at a PSN never sent, then properly.
+ */
+static void case_read_resp_forged(struct cx *c)
+{
+	struct sroce_pkt_hdr h;
+
+	post_send(c, IBV_WR_RDMA_READ, 0, 100);
+	want_resp(c, OP(READ_REQ), -1, SQ_PSN);
+	settle(c);
+	h = hdr(c, OP(READ_RESP_ONLY), SQ_PSN);
+	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
+	inject(c, &h, c->data, 200);
+	expect(c, C_RX, 1);
+	expect(c, C_BAD_RESP, 1);
+	settle(c);
+	h.psn = SQ_PSN + 1;
+	inject(c, &h, c->data, 100);
+	expect(c, C_RX, 1);
+	expect(c, C_STALE, 1);
+	settle(c);
+	if (!cq_empty())
+		fail(c, "the READ completed on a forged response");
+	h.psn = SQ_PSN;
+	inject(c, &h, c->data + 200, 100);
+	expect(c, C_RX, 1);
+	lands(c, &regs[R_RECV], 0, 200, 100);
+	settle(c);
+	check_send_cqe(c, IBV_WC_RDMA_READ, 100);
+}
+
+/* Our WRITE is acknowledged for PSNs never sent, then properly. */
+static void case_ack_unsent_psn(struct cx *c)
+{
+	struct sroce_pkt_hdr h;
+
+	post_send(c, IBV_WR_RDMA_WRITE, 0, 64);
+	want_resp(c, OP(WRITE_ONLY), -1, SQ_PSN);
+	settle(c);
+	h = hdr(c, OP(ACK), SQ_PSN + 10);
+	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
+	inject(c, &h, NULL, 0);
+	expect(c, C_RX, 1);
+	expect(c, C_STALE, 1);
+	settle(c);
+	if (!cq_empty())
+		fail(c, "the WRITE completed on an ACK for an unsent PSN");
+	h.psn = SQ_PSN;
+	inject(c, &h, NULL, 0);
+	expect(c, C_RX, 1);
+	settle(c);
+	check_send_cqe(c, IBV_WC_RDMA_WRITE, 64);
+}
+
 #define RO	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
 		 IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -2279,6 +2480,10 @@ static const struct tcase cases[] = {
 	  .fn = case_pad_no_payload_op },
 	{ .name = "payload_no_payload_op", .desc = "payload after a READ request: rx_bad_hdr",
 	  .fn = case_payload_no_payload_op },
+	{ .name = "udp_len_short", .desc = "UDP length 8 short of the datagram: the ICRC is not found, rx_icrc_err",
+	  .fn = case_udp_len_short },
+	{ .name = "udp_len_long", .desc = "UDP length past the datagram: dropped by UDP, no counter moves",
+	  .fn = case_udp_len_long },
 	{ .name = "bad_icrc", .desc = "ICRC off by one bit: rx_icrc_err, nothing written",
 	  .fn = case_bad_icrc },
 	{ .name = "icrc_covers_payload", .desc = "payload bit flipped after sealing: rx_icrc_err",
@@ -2410,7 +2615,12 @@ static const struct tcase cases[] = {
 	{ .name = "write_imm_no_recv", .desc = "WRITE with immediate, no receive: RNR NAK, nothing written",
 	  .fn = case_write_imm_no_recv },
 
-	/* Responses nobody asked for. */
+	{ .name = "atomic_dup_replay", .desc = "duplicate FETCH_ADD: same result replayed, executed once",
+	  .fn = case_atomic_dup_replay },
+	{ .name = "read_dup_replay", .desc = "duplicate READ: answered again from memory",
+	  .fn = case_read_dup_replay },
+
+	/* Responses nobody asked for, or not like that. */
 	{ .name = "ack_idle", .desc = "ACK to a QP that sent nothing: rx_stale_responses",
 	  .fn = case_ack_idle },
 	{ .name = "nak_idle", .desc = "NAK to a QP that sent nothing: stale, QP stays RTS",
@@ -2421,6 +2631,10 @@ static const struct tcase cases[] = {
 	  .fn = case_read_resp_middle_idle },
 	{ .name = "atomic_ack_idle", .desc = "ATOMIC ACK to a QP that sent nothing: stale",
 	  .fn = case_atomic_ack_idle },
+	{ .name = "read_resp_forged", .desc = "our READ of 100 B answered with 200 B, then at an unsent PSN: bad/stale, buffer intact; then properly",
+	  .fn = case_read_resp_forged },
+	{ .name = "ack_unsent_psn", .desc = "our WRITE ACKed at a PSN never sent: stale, no completion; then properly",
+	  .fn = case_ack_unsent_psn },
 	{ .name = "ack_rtr", .desc = "ACK to a QP in RTR: stale",
 	  .fn = case_ack_rtr,
 	  .upto = IBV_QPS_RTR },
@@ -2488,7 +2702,9 @@ struct garbage {
 	struct ibv_qp *qp;
 	uint32_t guess;		/* the responder's ePSN, as far as we know */
 	int posted;		/* receives posted */
-	long sent, resets, answers, send_errs;
+	uint8_t kind;		/* message under way: SROCE_OPK_WRITE/SEND */
+	uint32_t left;		/* its bytes still to send */
+	long sent, resets, answers, send_errs, coherent;
 };
 
 static const uint8_t rc_ops[] = {
@@ -2597,6 +2813,54 @@ static void garbage_fields(struct sroce_pkt_hdr *h, const struct garbage *g)
 	h->xrc_srqn = (uint32_t)rnd(SROCE_U24_MAX + 1);
 }
 
+/*
+ * A packet of a well-formed WRITE or SEND message into the target MR or
+ * the receives (continuing the one under way), at the PSN we believe is
+ * expected, with one field spoiled now and then.  Random packets alone
+ * rarely get past the first packet of a message: these take the
+ * responder deep into multi-packet state, where the spoilt ones strike.
+ */
+static void garbage_coherent(struct pkt *p, struct garbage *g)
+{
+	struct sroce_pkt_hdr h = { .pkey = SROCE_PKEY_DEFAULT };
+	enum sroce_pos pos;
+	uint8_t data[PMTU];
+	uint32_t n, len;
+
+	if (!g->left) {
+		g->kind = rnd(2) ? SROCE_OPK_WRITE : SROCE_OPK_SEND;
+		len = (uint32_t)rnd(3 * PMTU + 1);
+		g->left = len;
+		h.rkey = TGT->mr->rkey;
+		h.va = mr_va(TGT, (int64_t)rnd(TGT->len - len + 1));
+		h.dma_len = len;
+		pos = len > PMTU ? SROCE_POS_FIRST : SROCE_POS_ONLY;
+	} else {
+		pos = g->left > PMTU ? SROCE_POS_MIDDLE : SROCE_POS_LAST;
+	}
+	n = g->left > PMTU ? PMTU : g->left;
+	g->left -= n;
+	h.opcode = (uint8_t)sroce_wire_opcode_for(SROCE_TR_RC, g->kind, pos);
+	h.dest_qpn = g->qp->qp_num;
+	h.psn = g->guess;
+	/* Optimistic: an ACK or NAK will set us right. */
+	g->guess = sroce_psn_add(g->guess, 1);
+	h.ackreq = !g->left || !rnd(4);
+	rnd_fill(data, n);
+	if (!rnd(6)) {
+		switch (rnd(5)) {
+		case 0: h.psn = sroce_psn_add(h.psn, (uint32_t)rnd(3) - 1); break;
+		case 1: h.rkey ^= 1u << rnd(32); break;
+		case 2: h.va += rnd(2 * PMTU) - PMTU; break;
+		case 3: h.dma_len += (uint32_t)rnd(2 * PMTU) - PMTU; break;
+		default: n = (uint32_t)rnd(n + 1); break;
+		}
+	}
+	h.pad = sroce_wire_pad(n);
+	pkt_roce(p, &h, data, n);
+	g->coherent++;
+}
+
 /* Headers and payload of one random packet into @p (ulen set). */
 static void garbage_build(struct pkt *p, const struct garbage *g)
 {
@@ -2635,6 +2899,15 @@ static void garbage_one(struct garbage *g)
 	struct pkt p;
 
 	pkt_init(&p);
+	if (rnd(100) < 40) {
+		garbage_coherent(&p, g);
+		pkt_seal(&p);
+		if (pkt_send(&p))
+			g->sent++;
+		else
+			g->send_errs++;
+		return;
+	}
 	garbage_build(&p, g);
 	if (p.ulen >= SROCE_BTH_BYTES && rnd(50))
 		pkt_seal(&p);
@@ -2666,10 +2939,14 @@ static bool garbage_listen(struct garbage *g)
 			g->guess = sroce_psn_add(r.h.psn, 1);
 			continue;
 		}
-		if (a.type == SROCE_AETH_ACK)
+		if (a.type == SROCE_AETH_ACK) {
 			g->guess = sroce_psn_add(r.h.psn, 1);
-		else if (a.type == SROCE_AETH_NAK &&
-			 a.value != SROCE_NAK_PSN_SEQ_ERR)
+			continue;
+		}
+		/* A NAK: the message under way is over. */
+		g->left = 0;
+		if (a.type == SROCE_AETH_NAK &&
+		    a.value != SROCE_NAK_PSN_SEQ_ERR)
 			fatal = true;
 		else
 			g->guess = r.h.psn;
@@ -2677,7 +2954,11 @@ static bool garbage_listen(struct garbage *g)
 	return fatal;
 }
 
-/* Receives consumed (or flushed) are posted again. */
+/*
+ * Receives consumed (or flushed) are posted again.  Flush completions
+ * may still come in after a RESET, which forgot those receives already:
+ * hence the clamp, and a full RQ simply ends the refill.
+ */
 static void garbage_refill(struct garbage *g)
 {
 	struct ibv_wc wc[16];
@@ -2685,8 +2966,10 @@ static void garbage_refill(struct garbage *g)
 
 	while ((n = ibv_poll_cq(v.cq, 16, wc)) > 0)
 		g->posted -= n;
+	if (g->posted < 0)
+		g->posted = 0;
 	while (g->posted < RQ_DEPTH &&
-	       !post_recv(g->qp, 64 * rnd(8), 512))
+	       !post_recv_q(g->qp, 64 * rnd(8), 512))
 		g->posted++;
 }
 
@@ -2699,6 +2982,7 @@ static int garbage_reset(struct garbage *g)
 	if (qp_modify(g->qp, &a, IBV_QP_STATE))
 		return -1;
 	g->posted = 0;
+	g->left = 0;
 	g->guess = (uint32_t)rnd(SROCE_PSN_MASK + 1);
 	g->resets++;
 	if (qp_up(g->qp, ACCESS_ALL, IBV_QPS_RTS, g->guess, RD_ATOMIC))
@@ -2757,9 +3041,9 @@ static void garbage_run(long count)
 	garbage_settle();
 	cnt_snap(now);
 	s = qp_state(g.qp);
-	diag("%ld packets sent in %ld ms (%ld refused by the local stack), %ld answers, %ld QP resets, QP now %s",
-	     g.sent, now_ms() - t0, g.send_errs, g.answers, g.resets,
-	     state_name(s));
+	diag("%ld packets sent (%ld of them parts of real messages) in %ld ms, %ld refused by the local stack, %ld answers, %ld QP resets, QP now %s",
+	     g.sent, g.coherent, now_ms() - t0, g.send_errs, g.answers,
+	     g.resets, state_name(s));
 	for (k = 0; k < NCNT; k++)
 		if (now[k] != base[k])
 			diag("%s %+" PRId64, cnt_names[k], now[k] - base[k]);
