@@ -4,18 +4,17 @@
  * "a packet is never trusted").
  *
  *   sroce_inject -d DEV [-g GIDIDX] [-6] [-l LOCAL] [-r PEER] [-P NETNS]
- *                [-q PEERQPN] [-n GARBAGE] [-S SEED] [-c CASE] [-L] [-v]
+ *                [-q PEERQPN] [-n GARBAGE] [-S SEED] [-c CASE] [-L]
  *
- * DEV (address LOCAL, GID index GIDIDX, by default the one of LOCAL:
- * 192.168.77.2, or fd77::2 with -6) gets RC QPs connected to a peer
- * that does not exist: QPN PEERQPN (0x123) at PEER (192.168.77.1 or
- * fd77::1).  We play that peer by
- * hand.  Packets are built with the protocol core the module itself uses
- * (proto/wire.c, proto/icrc.c) and sent through a raw IP socket with our
- * own IP header, so that every byte covered by the ICRC is ours: the IPv4
- * Identification must then be non-zero (the kernel would pick one after
- * we computed the ICRC otherwise), and the lengths the kernel fills in
- * are the ones we put there anyway.
+ * DEV (address LOCAL, by default 192.168.77.2, or fd77::2 with -6; GID
+ * index GIDIDX, by default LOCAL's) gets RC QPs connected to a peer that
+ * does not exist: QPN PEERQPN (0x123) at PEER (192.168.77.1 or fd77::1).
+ * We play that peer by hand.  Packets are built with the protocol core
+ * the module itself uses (proto/wire.c, icrc.c) and sent through a raw
+ * IP socket with our own IP header, so that every byte covered by the
+ * ICRC is ours: the IPv4 Identification must then be non-zero (the
+ * kernel would pick one after we computed the ICRC otherwise), and the
+ * lengths the kernel fills in are the ones we put there anyway.
  *
  * With -P NETNS (a /run/netns/ path) the raw socket, and a UDP socket
  * bound to PEER:4791 that receives whatever the device answers, are
@@ -23,6 +22,11 @@
  * real peer's, and we see the ACKs and NAKs themselves, not only the
  * counters.  No sroce device may live in that namespace meanwhile (it
  * would own port 4791).  Without -P both live in our own namespace.
+ *
+ * The counters are read from /sys/class/infiniband/DEV/ports/1/
+ * hw_counters, so run where sysfs shows DEV in full: in rdma's shared
+ * netns mode (the default) that is the init namespace, as other
+ * namespaces see a compat device without counters.
  *
  * Each case gets a fresh QP (a NAK of class C moves it to ERROR), fresh
  * random memory, and is judged on four things:
@@ -37,11 +41,12 @@
  * Positive cases (a valid WRITE, SEND, READ, atomics) prove that the
  * packets we build are right, so the negative ones mean something.
  *
- * Then GARBAGE packets (random opcodes, lengths and fields, mostly with a
- * valid ICRC so they get past the first check) are thrown at a live QP,
- * which is brought back from ERROR as often as needed; afterwards the
- * memory no packet could legally reach must be untouched and a valid
- * WRITE must still work.
+ * Then GARBAGE packets are thrown at a live QP, which is brought back
+ * from ERROR as often as needed: random opcodes, lengths and fields,
+ * mostly with a valid ICRC so they get past the first check, mixed with
+ * packets of well-formed multi-packet messages with a field spoiled now
+ * and then.  Afterwards the memory no packet could legally reach must be
+ * untouched and a valid WRITE must still work.  -S SEED replays a run.
  *
  * Output is TAP: one line per case ("ok N - NAME"), with "# NAME: ..."
  * diagnostics before it.  Exit status: 0 all passed, 1 a case failed,
@@ -97,7 +102,7 @@ static struct {
 	long garbage;
 	uint64_t seed;
 	const char *only;
-	bool list, verbose;
+	bool list;
 } opt = { .gidx = -1, .peer_qpn = 0x123, .garbage = 20000 };
 
 /* ------------------------------------------------------------------ */
@@ -717,7 +722,9 @@ static void pkt_headers(struct pkt *p, size_t ulen)
 		memcpy(ip + 8, &src->v6, 16);
 		memcpy(ip + 24, &net.local.v6, 16);
 	} else {
-		ip[0] = 0x45;
+		ip[0] = (uint8_t)(0x40 | p->iplen / 4);
+		memset(ip + SROCE_IPV4_MIN_BYTES, 1,		/* NOPs */
+		       p->iplen - SROCE_IPV4_MIN_BYTES);
 		ip[1] = 0;
 		sroce_be_store16(ip + 2, (uint16_t)p->len);
 		/* Non-zero: the kernel keeps it, and the ICRC covers it. */
@@ -947,6 +954,7 @@ struct tcase {
 	enum ibv_qp_state upto;		/* 0: RTS */
 	int rd_atomic;			/* 0: RD_ATOMIC, -1: none */
 	uint32_t epsn;			/* 0: random */
+	bool v4_only;
 };
 
 struct cx {
@@ -2457,6 +2465,29 @@ static void case_ack_unsent_psn(struct cx *c)
 	check_send_cqe(c, IBV_WC_RDMA_WRITE, 64);
 }
 
+/*
+ * IPv4 options (IHL 6: four NOPs) are part of the IP header the ICRC
+ * covers; a packet with them is as valid as one without.
+ */
+static void case_ipv4_options(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, 4000);
+	h.dma_len = 96;
+	h.ackreq = true;
+	pkt_init(&p);
+	p.iplen = SROCE_IPV4_MIN_BYTES + 4;
+	pkt_roce(&p, &h, c->data, 96);
+	pkt_seal(&p);
+	pkt_send(&p);
+	expect(c, C_RX, 1);
+	want_ack(c, c->epsn);
+	lands(c, TGT, 4000, 0, 96);
+}
+
 #define RO	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
 		 IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -2490,6 +2521,8 @@ static const struct tcase cases[] = {
 	  .fn = case_icrc_covers_payload },
 	{ .name = "icrc_covers_ip", .desc = "IP ID (v4) / source (v6) changed after sealing: rx_icrc_err",
 	  .fn = case_icrc_covers_ip },
+	{ .name = "ipv4_options", .desc = "IPv4 header with options (IHL 6), ICRC over them: accepted",
+	  .fn = case_ipv4_options, .v4_only = true },
 	{ .name = "icrc_masked", .desc = "TTL, TOS/flow label, FECN/BECN changed after sealing: accepted",
 	  .fn = case_icrc_masked },
 	{ .name = "bad_tver", .desc = "BTH transport version 1: rx_bad_hdr",
@@ -2657,6 +2690,11 @@ static const struct tcase cases[] = {
 };
 
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
+
+static bool case_applies(const struct tcase *tc)
+{
+	return !(tc->v4_only && opt.ipv6);
+}
 
 static void run_case(const struct tcase *tc, const char *name)
 {
@@ -3013,7 +3051,7 @@ static void garbage_run(long count)
 	int64_t base[NCNT], now[NCNT];
 	long i, t0 = now_ms();
 	bool ok = true, fatal = false;
-	int s = -1, k;
+	int s, k;
 
 	diag_tag = "garbage";
 	regions_fill();
@@ -3026,17 +3064,15 @@ static void garbage_run(long count)
 	for (i = 0; i < count; i++) {
 		garbage_one(&g);
 		fatal |= garbage_listen(&g);
-		if (fatal || !(i % 128)) {
-			garbage_refill(&g);
-			s = qp_state(g.qp);
+		/* After a fatal NAK, and now and then in case we missed one. */
+		if (!fatal && i % 128)
+			continue;
+		garbage_refill(&g);
+		if (qp_state(g.qp) != IBV_QPS_RTS && garbage_reset(&g)) {
+			ok = false;
+			break;
 		}
-		if ((fatal || !(i % 128)) && s != IBV_QPS_RTS) {
-			if (garbage_reset(&g)) {
-				ok = false;
-				break;
-			}
-			fatal = false;
-		}
+		fatal = false;
 	}
 	garbage_settle();
 	cnt_snap(now);
@@ -3074,7 +3110,7 @@ static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s -d DEV [-g GIDIDX] [-6] [-l LOCAL] [-r PEER] [-P NETNS]\n"
-		"          [-q PEERQPN] [-n GARBAGE] [-S SEED] [-c CASE] [-L] [-v]\n",
+		"          [-q PEERQPN] [-n GARBAGE] [-S SEED] [-c CASE] [-L]\n",
 		argv0);
 	exit(2);
 }
@@ -3083,7 +3119,7 @@ static void parse_args(int argc, char **argv)
 {
 	int ch;
 
-	while ((ch = getopt(argc, argv, "d:g:6l:r:P:q:n:S:c:Lv")) != -1) {
+	while ((ch = getopt(argc, argv, "d:g:6l:r:P:q:n:S:c:L")) != -1) {
 		switch (ch) {
 		case 'd': opt.dev = optarg; break;
 		case 'g': opt.gidx = atoi(optarg); break;
@@ -3097,7 +3133,6 @@ static void parse_args(int argc, char **argv)
 		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'c': opt.only = optarg; break;
 		case 'L': opt.list = true; break;
-		case 'v': opt.verbose = true; break;
 		default: usage(argv[0]);
 		}
 	}
@@ -3114,7 +3149,8 @@ static void list_cases(void)
 	size_t i;
 
 	for (i = 0; i < NCASES; i++)
-		printf("%s\t%s\n", cases[i].name, cases[i].desc);
+		if (case_applies(&cases[i]))
+			printf("%s\t%s\n", cases[i].name, cases[i].desc);
 	printf("garbage\trandom packets, valid ICRC, at a live QP: no memory outside the MRs touched\n");
 	printf("write_valid_after_garbage\tvalid WRITE ONLY after the garbage: ACK, bytes land\n");
 }
@@ -3156,7 +3192,8 @@ int main(int argc, char **argv)
 	diag("device %s, GID index %d, %s -> %s, peer QPN %#x, seed %#" PRIx64,
 	     opt.dev, opt.gidx, opt.raddr, opt.laddr, opt.peer_qpn, opt.seed);
 	for (i = 0; i < NCASES; i++)
-		if (!opt.only || !strcmp(opt.only, cases[i].name))
+		if (case_applies(&cases[i]) &&
+		    (!opt.only || !strcmp(opt.only, cases[i].name)))
 			run_case(&cases[i], cases[i].name);
 	if (opt.garbage > 0 && (!opt.only || !strcmp(opt.only, "garbage"))) {
 		garbage_run(opt.garbage);

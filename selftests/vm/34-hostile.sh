@@ -123,21 +123,22 @@ tap_require "veth topology" topo_veth
 tap_require "fab2 on v2" ip netns exec ns2 rdma link add fab2 type sroce netdev v2
 tap_require "fab2 has its IPv6 GID" wait_for 10 gid ns2 fab2 "$GID_B6"
 inject_ns
-"$INJ" -L >"$SROCE_RESULTS/cases"
+"$INJ" -L >"$SROCE_RESULTS/cases4"
+"$INJ" -L -6 >"$SROCE_RESULTS/cases6"
 
 kmsg "34-hostile: IPv4 injection"
 T0=$SECONDS
 tap_check "IPv4: injector ran to the end ($GARBAGE4 garbage packets)" \
 	inject "$SROCE_RESULTS/inject4.tap" -n "$GARBAGE4"
 tap_diag "IPv4 injection took $((SECONDS - T0)) s"
-report v4 "$SROCE_RESULTS/inject4.tap" "$SROCE_RESULTS/cases"
+report v4 "$SROCE_RESULTS/inject4.tap" "$SROCE_RESULTS/cases4"
 
 kmsg "34-hostile: IPv6 injection"
 T0=$SECONDS
 tap_check "IPv6: injector ran to the end ($GARBAGE6 garbage packets)" \
 	inject "$SROCE_RESULTS/inject6.tap" -6 -n "$GARBAGE6"
 tap_diag "IPv6 injection took $((SECONDS - T0)) s"
-report v6 "$SROCE_RESULTS/inject6.tap" "$SROCE_RESULTS/cases"
+report v6 "$SROCE_RESULTS/inject6.tap" "$SROCE_RESULTS/cases6"
 
 kmsg "34-hostile: pingpong after"
 tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
