@@ -19,7 +19,7 @@ set -u
 
 INJ=$SROCE_TREE/selftests/verbs/sroce_inject
 GARBAGE4=${SROCE_HOSTILE_GARBAGE:-20000}
-GARBAGE6=${SROCE_HOSTILE_GARBAGE6:-5000}
+GARBAGE6=${SROCE_HOSTILE_GARBAGE6:-20000}
 
 # Module bugs found by a case, until fixed: "NAME" or "v6 NAME" -> why.
 declare -A TODO=(
