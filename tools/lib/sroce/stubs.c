@@ -412,6 +412,18 @@ static int sroce_stub_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return sroce_stub_err(SROCE_STUB_NAME);
 }
 
+/*
+ * Overridden by verbs.c; kept so that every slot has a stub.  libibverbs
+ * 44 turns any failure into IBV_REREG_MR_ERR_CMD; errno
+ * carries the reason.
+ */
+static int sroce_stub_rereg_mr(struct verbs_mr *vmr, int flags,
+			       struct ibv_pd *pd, void *addr, size_t len,
+			       int access)
+{
+	return sroce_stub_err(SROCE_STUB_NAME);
+}
+
 /* ---- posting: the whole list is the bad part ---- */
 
 static int sroce_stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -574,6 +586,7 @@ const struct verbs_context_ops sroce_stub_ops = {
 	SROCE_STUB(reg_dmabuf_mr),
 	SROCE_STUB(reg_mr),
 	SROCE_STUB(req_notify_cq),
+	SROCE_STUB(rereg_mr),
 	SROCE_STUB(resize_cq),
 	SROCE_STUB(set_ece),
 	SROCE_STUB(unimport_dm),
