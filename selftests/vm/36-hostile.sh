@@ -23,7 +23,6 @@ GARBAGE6=${SROCE_HOSTILE_GARBAGE6:-20000}
 
 # Module bugs found by a case, until fixed: "NAME" or "v6 NAME" -> why.
 declare -A TODO=(
-	[src_mismatch]="responder executes requests from any source address"
 )
 
 # Where the injector runs: it reads fab2's hw_counters from sysfs, and in

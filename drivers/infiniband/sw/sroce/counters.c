@@ -18,6 +18,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_BAD_PKEY].name = "rx_bad_pkey",
 	[SROCE_CNT_RX_BAD_TRANSPORT].name = "rx_bad_transport",
 	[SROCE_CNT_RX_UNKNOWN_QP].name = "rx_unknown_qp",
+	[SROCE_CNT_RX_BAD_ADDR].name = "rx_bad_addr",
 	[SROCE_CNT_RX_GSI].name = "rx_gsi",
 	[SROCE_CNT_RX_DROPPED].name = "rx_dropped",
 	[SROCE_CNT_RX_DUP_REQ].name = "rx_dup_requests",

@@ -40,6 +40,8 @@
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -387,6 +389,27 @@ void sroce_engine_qp_error(struct sroce_qp *qp)
 }
 
 /*
+ * A connected QP takes packets only from its peer, to the address it was
+ * given: the IP addresses are the rest of a connection's identity, and
+ * the ICRC covers them, so a forger on the path must match them too.
+ */
+static bool sroce_engine_addr_ok(const struct sroce_qp *qp,
+				 const struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (ip_hdr(skb)->version == 4)
+		return av->network_type == RDMA_NETWORK_IPV4 &&
+		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr &&
+		       ip_hdr(skb)->daddr == av->saddr.in4.sin_addr.s_addr;
+	return av->network_type == RDMA_NETWORK_IPV6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+			       &av->daddr.in6.sin6_addr) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+			       &av->saddr.in6.sin6_addr);
+}
+
+/*
  * A verified packet for @sdev (softirq): find its QP and queue it there.
  * The QP reference is dropped once the work is kicked; destroy removes
  * the QP from the table (waiting for us) before it stops the engine.
@@ -408,7 +431,14 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
 		goto drop;
 	}
+	/* The AV is set before RTR is published and fixed from then on. */
 	state = READ_ONCE(qp->state);
+	if (state >= IB_QPS_RTR && state != IB_QPS_ERR &&
+	    qp->ibqp.qp_type == IB_QPT_RC && !sroce_engine_addr_ok(qp, skb)) {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_ADDR);
+		sroce_qp_put(qp);
+		goto drop;
+	}
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR ||
 	    skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_DROPPED);
