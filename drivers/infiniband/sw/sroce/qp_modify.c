@@ -50,13 +50,13 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index != 0)
 		return -EINVAL;
 	/*
-	 * Both ends must segment alike (READ responses are counted in
-	 * PSNs), so a path MTU the link cannot carry is refused rather than
-	 * quietly lowered.
+	 * Like rxe and hardware, accept any path MTU up to the port's
+	 * maximum and segment at most at the link's (sroce_qp_set_mtu()):
+	 * a packet larger than the link cannot cross it from either end,
+	 * so two ends on one link still agree on the segmentation.
 	 */
 	if (mask & IB_QP_PATH_MTU &&
-	    (attr->path_mtu < IB_MTU_256 ||
-	     attr->path_mtu > sroce_port_active_mtu(qp->sdev)))
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
 	    attr->max_rd_atomic > a->max_qp_init_rd_atom)
@@ -80,8 +80,8 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 }
 
 /*
- * Segment at the path MTU.  It was checked against the link; should the
- * netdev's MTU shrink later, packets still must fit it.
+ * Segment at the path MTU, but never above what the link carries now: a
+ * peer may offer 4096 while our netdev has a 1500-byte MTU.
  */
 static void sroce_qp_set_mtu(struct sroce_qp *qp, enum ib_mtu path_mtu)
 {
