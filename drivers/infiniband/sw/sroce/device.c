@@ -48,6 +48,9 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->max_sge_rd = SROCE_MAX_SGE;
 	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE_DEV - 1;
+	a->max_srq = SROCE_MAX_SRQ;
+	a->max_srq_wr = SROCE_MAX_QP_WR;
+	a->max_srq_sge = SROCE_MAX_SGE;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
@@ -78,12 +81,14 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_ucontext = sroce_ucontext_alloc,
 	.create_cq = sroce_cq_create,
 	.create_qp = sroce_qp_create,
+	.create_srq = sroce_srq_create,
 	.dealloc_driver = sroce_device_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
 	.dereg_mr = sroce_mr_dereg,
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
+	.destroy_srq = sroce_srq_destroy,
 	.device_group = &sroce_device_attr_group,
 	.get_dma_mr = sroce_mr_get_dma,
 	.get_hw_stats = sroce_counters_get_stats,
@@ -92,13 +97,16 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_queue_mmap,
 	.mmap_free = sroce_queue_mmap_free,
 	.modify_qp = sroce_qp_modify,
+	.modify_srq = sroce_srq_modify,
 	.poll_cq = sroce_cq_poll,
 	.post_recv = sroce_qp_post_recv,
 	.post_send = sroce_qp_post_send,
+	.post_srq_recv = sroce_srq_post_recv,
 	.query_device = sroce_device_query,
 	.query_pkey = sroce_port_query_pkey,
 	.query_port = sroce_port_query,
 	.query_qp = sroce_qp_query,
+	.query_srq = sroce_srq_query,
 	.reg_user_mr = sroce_mr_reg_user,
 	.req_notify_cq = sroce_cq_req_notify,
 	.resize_cq = sroce_cq_resize,
@@ -106,6 +114,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 

@@ -133,6 +133,7 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state old,
 	switch (new) {
 	case IB_QPS_RESET:
 		sroce_engine_qp_reset(qp);
+		qp->srq_last_wqe = false;
 		break;
 	case IB_QPS_RTR:
 		if (old == IB_QPS_INIT)
@@ -252,14 +253,15 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_bh(&qp->state_lock);
 
 	attr->cap.max_send_wr = qp->sq.nentries;
-	attr->cap.max_recv_wr = qp->rq.nentries;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.nentries;
 	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
 	return 0;

@@ -185,7 +185,7 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_engine_poke(qp);
 		return 0;
 	}
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
