@@ -10,6 +10,7 @@
  *   qp.c     - queue pairs: create (ring mapping), modify, query,
  *              destroy, post_recv
  *   send.c   - post_send, the ibv_qp_ex work request builders, doorbell
+ *   srq.c    - shared receive queues: the SRQ ring, post_srq_recv
  *   ring.h   - the shared-ring index protocol
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
  */
@@ -260,6 +261,12 @@ void sroce_qp_caps(struct sroce_qp *qp, uint32_t max_inline,
 		   struct ibv_qp_cap *cap);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+/* One receive WQE into an RQ or SRQ ring (lock held; *room as ring.h). */
+int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
+		      uint32_t *room);
+
+/* srq.c: shared receive queues */
+extern const struct verbs_context_ops sroce_srq_ops;
 
 /* send.c */
 uint32_t sroce_send_ops_of(enum ibv_qp_type type);
