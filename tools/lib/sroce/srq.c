@@ -16,6 +16,7 @@
 struct sroce_srq {
 	struct ibv_srq ibv_srq;
 	struct sroce_wq rq;		/* the ring; no inline, no kick */
+	struct sroce_pd *parent;	/* parent domain held, or NULL */
 };
 
 struct sroce_create_srq_resp_buf {
@@ -76,8 +77,10 @@ static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	ret = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_free;
-	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv, sizeof(resp));
+	/* A parent domain: the kernel gets its PD, the SRQ holds it. */
+	srq->parent = sroce_pd_get(pd);
+	ret = ibv_cmd_create_srq(sroce_pd_real(pd), &srq->ibv_srq, attr, &cmd,
+				 sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_lock;
 	ret = sroce_srq_attach(srq, pd->context->cmd_fd, &resp.drv.rq,
@@ -89,6 +92,7 @@ static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	return &srq->ibv_srq;
 
 err_lock:
+	sroce_pd_put(srq->parent);
 	pthread_spin_destroy(&srq->rq.lock);
 err_free:
 	free(srq);
@@ -106,6 +110,7 @@ static int sroce_destroy_srq(struct ibv_srq *ibsrq)
 		return ret;
 	sroce_ring_unmap(&srq->rq.ring);
 	pthread_spin_destroy(&srq->rq.lock);
+	sroce_pd_put(srq->parent);
 	free(srq);
 	return 0;
 }
