@@ -48,6 +48,7 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->max_sge_rd = SROCE_MAX_SGE;
 	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE_DEV - 1;
+	a->max_ah = SROCE_MAX_AH;
 	a->max_srq = SROCE_MAX_SRQ;
 	a->max_srq_wr = SROCE_MAX_QP_WR;
 	a->max_srq_sge = SROCE_MAX_SGE;
@@ -66,6 +67,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
+	sroce_ah_table_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->mr_table);
 	ida_destroy(&sdev->pd_ida);
@@ -79,12 +81,15 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_hw_port_stats = sroce_counters_alloc_stats,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
+	.create_ah = sroce_ah_create,
 	.create_cq = sroce_cq_create,
 	.create_qp = sroce_qp_create,
 	.create_srq = sroce_srq_create,
+	.create_user_ah = sroce_ah_create,
 	.dealloc_driver = sroce_device_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
+	.destroy_ah = sroce_ah_destroy,
 	.dereg_mr = sroce_mr_dereg,
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
@@ -105,12 +110,14 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_device_query,
 	.query_pkey = sroce_port_query_pkey,
 	.query_port = sroce_port_query,
+	.query_ah = sroce_ah_query,
 	.query_qp = sroce_qp_query,
 	.query_srq = sroce_srq_query,
 	.reg_user_mr = sroce_mr_reg_user,
 	.req_notify_cq = sroce_cq_req_notify,
 	.resize_cq = sroce_cq_resize,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
@@ -183,6 +190,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);
 	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
 	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
+	sroce_ah_table_init(sdev);
 
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
