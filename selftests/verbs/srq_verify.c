@@ -314,9 +314,10 @@ static void test_attrs(void)
 	struct ibv_recv_wr wr = {}, *bad;
 	struct ibv_sge sge = {};
 
-	tap(!ibv_query_srq(srq, &a) && a.max_wr >= SRQ_WR && a.max_sge >= 1 &&
-	    a.srq_limit == 0, "query_srq: max_wr %u >= %u, limit unarmed",
-	    a.max_wr, SRQ_WR);
+	int ret = ibv_query_srq(srq, &a);
+
+	tap(!ret && a.max_wr >= SRQ_WR && a.max_sge >= 1 && a.srq_limit == 0,
+	    "query_srq: max_wr %u >= %u, limit unarmed", a.max_wr, SRQ_WR);
 	a.srq_limit = a.max_wr + 1;
 	tap(ibv_modify_srq(srq, &a, IBV_SRQ_LIMIT) != 0,
 	    "modify_srq: a limit above max_wr is refused");
