@@ -10,8 +10,8 @@
  * off and ibv_alloc_pd() would run, say, alloc_parent_domain.  So:
  *
  *  - implemented verbs (query device/port, PD, parent and thread
- *    domains, MR, CQ, RC QP, posting) must really work, and must not
- *    have reached any stub;
+ *    domains, MR, CQ, RC and UD QPs, SRQ, AH, posting) must really work,
+ *    and must not have reached any stub;
  *  - every other verb must fail with its documented error AND must have
  *    reached the provider stub of the same name: libsroce records the last
  *    stub it ran in the exported variable sroce_stub_last, found here with
@@ -554,8 +554,14 @@ static void test_qp_ex(struct ibv_pd *pd, struct ibv_cq *scq,
 		ibv_destroy_qp(qp);
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.qp_type = IBV_QPT_UD;
+	stub_reset();
 	qp = ibv_create_qp_ex(ctx, &ex);
-	tap(!qp && errno == EOPNOTSUPP, "UD QP (no AHs yet): EOPNOTSUPP (errno %d)",
+	tap(qp && no_stub(), "UD QP (errno %d, stub %s)", errno, stub_name());
+	if (qp)
+		ibv_destroy_qp(qp);
+	ex.qp_type = IBV_QPT_RAW_PACKET;
+	qp = ibv_create_qp_ex(ctx, &ex);
+	tap(!qp && errno == EOPNOTSUPP, "raw packet QP: EOPNOTSUPP (errno %d)",
 	    errno);
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -730,17 +736,80 @@ out_td:
 }
 
 /* ------------------------------------------------------------------ */
+/* Shared receive queues and address handles                           */
+/* ------------------------------------------------------------------ */
+
+static void test_srq(struct ibv_pd *pd)
+{
+	struct ibv_srq_init_attr init = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	struct ibv_sge sge = { .length = 8 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	struct ibv_srq_attr attr = {};
+	struct ibv_srq *srq;
+	int ret;
+
+	stub_reset();
+	srq = ibv_create_srq(pd, &init);
+	if (!tap(srq && no_stub() && init.attr.max_wr >= 16,
+		 "ibv_create_srq (errno %d, stub %s)", errno, stub_name()))
+		return;
+	stub_reset();
+	ret = ibv_query_srq(srq, &attr);
+	tap(!ret && no_stub() && attr.max_wr >= 16 && attr.max_sge >= 2,
+	    "ibv_query_srq (ret %d, max_wr %u, max_sge %u)", ret, attr.max_wr,
+	    attr.max_sge);
+	attr.srq_limit = 4;
+	stub_reset();
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT);
+	tap(!ret && no_stub(), "ibv_modify_srq IBV_SRQ_LIMIT (ret %d)", ret);
+	stub_reset();
+	ret = ibv_post_srq_recv(srq, &wr, &bad);
+	tap(!ret && no_stub(), "ibv_post_srq_recv (ret %d)", ret);
+	wr.num_sge = 3;
+	ret = ibv_post_srq_recv(srq, &wr, &bad);
+	tap(ret == EINVAL && bad == &wr,
+	    "ibv_post_srq_recv with too many SGEs: EINVAL (ret %d)", ret);
+	stub_reset();
+	ret = ibv_destroy_srq(srq);
+	tap(!ret && no_stub(), "ibv_destroy_srq (ret %d)", ret);
+}
+
+static void test_ah(struct ibv_pd *pd)
+{
+	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
+	struct ibv_ah *ah;
+	int ret;
+
+	if (ibv_query_gid(pd->context, 1, 0, &attr.grh.dgid)) {
+		tap_skip("ibv_create_ah", "no GID 0");
+		return;
+	}
+	stub_reset();
+	ah = ibv_create_ah(pd, &attr);
+	if (!tap(ah && no_stub(), "ibv_create_ah to GID 0 (errno %d, stub %s)",
+		 errno, stub_name()))
+		return;
+	stub_reset();
+	ret = ibv_destroy_ah(ah);
+	tap(!ret && no_stub(), "ibv_destroy_ah (ret %d)", ret);
+	attr.is_global = 0;
+	ah = ibv_create_ah(pd, &attr);
+	tap(!ah && errno && errno != EOPNOTSUPP,
+	    "ibv_create_ah without a GRH on RoCE: refused (errno %d)", errno);
+	if (ah)
+		ibv_destroy_ah(ah);
+}
+
+/* ------------------------------------------------------------------ */
 /* Not implemented yet: every remaining verb                           */
 /* ------------------------------------------------------------------ */
 
 static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 {
-	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_srq_init_attr_ex srq_ex = {
 		.pd = pd, .srq_type = IBV_SRQT_TM, .attr = { .max_wr = 16, .max_sge = 1 },
 		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
 	};
-	struct ibv_ah_attr ah = { .port_num = 1, .is_global = 1 };
 	struct ibv_xrcd_init_attr xrcd = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
 					   IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1 };
 	struct ibv_wq_init_attr wq = { .wq_type = IBV_WQT_RQ, .pd = pd };
@@ -751,9 +820,8 @@ static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_flow_action_esp_attr esp = {};
 	struct ibv_values_ex rt = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 
-	NULL_STUB("create_srq", ibv_create_srq(pd, &srq_attr));
+	/* Tag matching SRQs (and XRC ones) go to create_srq_ex. */
 	NULL_STUB("create_srq_ex", ibv_create_srq_ex(ctx, &srq_ex));
-	NULL_STUB("create_ah", ibv_create_ah(pd, &ah));
 	NULL_STUB("alloc_mw", ibv_alloc_mw(pd, IBV_MW_TYPE_1));
 	NULL_STUB("open_xrcd", ibv_open_xrcd(ctx, &xrcd));
 	NULL_STUB("create_wq", ibv_create_wq(ctx, &wq));
@@ -814,18 +882,12 @@ static void test_stub_srq_wq(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_srq srq = { .context = ctx, .pd = pd };
 	struct ibv_wq wq = { .context = ctx, .pd = pd };
 	struct ibv_rwq_ind_table tbl = { .context = ctx };
-	struct ibv_srq_attr sattr = {};
 	struct ibv_wq_attr wattr = {};
-	struct ibv_recv_wr rwr = {}, *bad_r = NULL;
 	struct ibv_ops_wr op = {}, *bad_op = NULL;
 	uint32_t num;
 
-	RET_STUB("modify_srq", ibv_modify_srq(&srq, &sattr, IBV_SRQ_LIMIT));
-	RET_STUB("query_srq", ibv_query_srq(&srq, &sattr));
-	RET_STUB("post_srq_recv", ibv_post_srq_recv(&srq, &rwr, &bad_r));
 	RET_STUB("post_srq_ops", ibv_post_srq_ops(&srq, &op, &bad_op));
 	RET_STUB("get_srq_num", ibv_get_srq_num(&srq, &num));
-	RET_STUB("destroy_srq", ibv_destroy_srq(&srq));
 	RET_STUB("modify_wq", ibv_modify_wq(&wq, &wattr));
 	RET_STUB("destroy_wq", ibv_destroy_wq(&wq));
 	RET_STUB("destroy_rwq_ind_table", ibv_destroy_rwq_ind_table(&tbl));
@@ -833,7 +895,6 @@ static void test_stub_srq_wq(struct ibv_context *ctx, struct ibv_pd *pd)
 
 static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 {
-	struct ibv_ah ah = { .context = ctx, .pd = pd };
 	struct ibv_xrcd xrcd = { .context = ctx };
 	struct ibv_dm dm = { .context = ctx };
 	struct ibv_counters cnt = { .context = ctx };
@@ -845,7 +906,6 @@ static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_mr fake_mr = { .context = ctx, .pd = pd };
 	uint64_t val;
 
-	RET_STUB("destroy_ah", ibv_destroy_ah(&ah));
 	RET_STUB("close_xrcd", ibv_close_xrcd(&xrcd));
 	NULL_STUB("reg_dm_mr", ibv_reg_dm_mr(pd, &dm, 0, 64,
 					     IBV_ACCESS_ZERO_BASED));
@@ -901,6 +961,8 @@ static void test_pd(struct ibv_context *ctx)
 	test_cq(ctx);
 	test_qp(pd);
 	test_parent_domain(pd);
+	test_srq(pd);
+	test_ah(pd);
 	test_stub_creators(ctx, pd);
 	test_stub_cq(ctx);
 	test_stub_qp(ctx, pd);

@@ -29,6 +29,8 @@
 /* Feature bits of sroce_alloc_ucontext_resp.caps. */
 enum sroce_ucontext_caps {
 	SROCE_CAP_NONE = 0,
+	SROCE_CAP_SRQ = 1 << 0,		/* SRQs: struct sroce_create_srq_resp */
+	SROCE_CAP_UD = 1 << 1,		/* UD QPs, AHs: sroce_create_ah_resp */
 };
 
 /*
@@ -120,7 +122,18 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
-		__u8 reserved1[96];	/* room for UD/XRC address fields */
+		/*
+		 * UD: the destination is named by the number create_ah
+		 * returned, never by an address vector in the ring.  A
+		 * remote_qkey with its high bit set means the QP's Q_Key.
+		 */
+		struct {
+			__u32 ahn;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+		__u8 reserved1[96];	/* room for XRC address fields */
 	} wr;
 	/* struct sroce_sge sge[num_sge] or inline data follows. */
 };
@@ -151,7 +164,7 @@ struct sroce_cqe {
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u8 port_num;
-	__u8 reserved0;
+	__u8 network_hdr_type;	/* UD receives: enum rdma_network_type */
 	__aligned_u64 reserved1[2];
 };
 
@@ -188,6 +201,25 @@ struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;	/* entries == 0: no RQ (SRQ) */
 	__u32 max_inline;
+	__u32 reserved;
+};
+
+/*
+ * SRQ (SROCE_CAP_SRQ): a receive ring like a QP's RQ, with the same WQE
+ * format.  The provider produces, the engines of the QPs on the SRQ
+ * consume; posting needs no system call.
+ */
+struct sroce_create_srq_resp {
+	struct sroce_ring_info rq;
+	__u32 reserved[2];
+};
+
+/*
+ * Address handles (SROCE_CAP_UD).  Only u32 fields: this follows the
+ * 4-byte struct ib_uverbs_create_ah_resp without padding.
+ */
+struct sroce_create_ah_resp {
+	__u32 ahn;		/* what a UD send WQE names (wr.ud.ahn) */
 	__u32 reserved;
 };
 

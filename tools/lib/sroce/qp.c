@@ -303,8 +303,8 @@ static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 /* ibv_post_recv()                                                     */
 /* ------------------------------------------------------------------ */
 
-static int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
-			     uint32_t *room)
+int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
+		      uint32_t *room)
 {
 	struct sroce_recv_wqe *wqe;
 	struct sroce_sge *sge;

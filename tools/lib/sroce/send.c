@@ -53,7 +53,7 @@ _Static_assert(sizeof(struct sroce_send_wqe) == SROCE_SEND_WQE_HDR_SIZE,
 
 /*
  * The operations each transport offers, as 1 << IBV_WR_*; 0 means we
- * cannot drive the QP type at all (UD waits for address handles).
+ * cannot drive the QP type at all.
  */
 uint32_t sroce_send_ops_of(enum ibv_qp_type type)
 {
@@ -63,6 +63,8 @@ uint32_t sroce_send_ops_of(enum ibv_qp_type type)
 		       SROCE_WR_ATOMIC;
 	case IBV_QPT_UC:
 		return SROCE_WR_INLINE;
+	case IBV_QPT_UD:
+		return SROCE_WR(IBV_WR_SEND) | SROCE_WR(IBV_WR_SEND_WITH_IMM);
 	default:
 		return 0;
 	}
@@ -228,6 +230,8 @@ static int sroce_sq_check(const struct sroce_qp *qp,
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE)
 		return sroce_sq_check_inline(qp, wr->opcode,
 					     sroce_sge_total(wr->sg_list,
@@ -323,6 +327,9 @@ static int sroce_sq_post_one(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		return ENOMEM;
 	wqe = sroce_wqe_start(qp, wr->wr_id, wr->opcode, wr->send_flags);
 	sroce_wqe_from_wr(wqe, wr);
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		sroce_wqe_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+			     wr->wr.ud.remote_qkey);
 	sroce_wqe_gather(wqe, wr);
 	(*room)--;
 	return 0;
@@ -587,7 +594,7 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *x, void *addr,
 
 /*
  * Builders for what sroce does not do yet (memory windows, invalidation,
- * TSO, UD and XRC addressing, atomic write): the batch fails.
+ * TSO, XRC addressing, atomic write): the batch fails.
  */
 static void sroce_wr_unsupported(struct ibv_qp_ex *x)
 {
@@ -623,7 +630,16 @@ static void sroce_wr_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz,
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 				 uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	sroce_wr_unsupported(x);
+	struct sroce_send_wqe *wqe = sroce_wr_cur(x);
+	struct sroce_qp *qp = ex_to_sqp(x);
+
+	if (!wqe)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD || !ah) {
+		sroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	sroce_wqe_ud(wqe, ah, remote_qpn, remote_qkey);
 }
 
 static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)

@@ -274,6 +274,8 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	verbs_set_ops(&ctx->vctx, &sroce_verbs_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_cq_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_qp_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_srq_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_ah_ops);
 	return &ctx->vctx;
 }
 

@@ -10,6 +10,8 @@
  *   qp.c     - queue pairs: create (ring mapping), modify, query,
  *              destroy, post_recv
  *   send.c   - post_send, the ibv_qp_ex work request builders, doorbell
+ *   srq.c    - shared receive queues: the SRQ ring, post_srq_recv
+ *   ah.c     - address handles: the kernel's AH number for UD WQEs
  *   ring.h   - the shared-ring index protocol
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
  */
@@ -260,6 +262,35 @@ void sroce_qp_caps(struct sroce_qp *qp, uint32_t max_inline,
 		   struct ibv_qp_cap *cap);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+/* One receive WQE into an RQ or SRQ ring (lock held; *room as ring.h). */
+int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
+		      uint32_t *room);
+
+/* srq.c: shared receive queues */
+extern const struct verbs_context_ops sroce_srq_ops;
+
+/* ah.c: address handles */
+struct sroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ahn;			/* the kernel's number for it */
+	struct sroce_pd *parent;	/* parent domain held, or NULL */
+};
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibv_ah);
+}
+
+/* A UD WQE's destination: the AH by number, the QPN and the Q_Key. */
+static inline void sroce_wqe_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	wqe->wr.ud.ahn = to_sah(ah)->ahn;
+	wqe->wr.ud.remote_qpn = remote_qpn;
+	wqe->wr.ud.remote_qkey = remote_qkey;
+}
+
+extern const struct verbs_context_ops sroce_ah_ops;
 
 /* send.c */
 uint32_t sroce_send_ops_of(enum ibv_qp_type type);

@@ -42,6 +42,8 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_DUP_READS].name = "dup_reads",
 	[SROCE_CNT_DUP_ATOMICS].name = "dup_atomics",
 	[SROCE_CNT_BAD_WQES].name = "bad_wqes",
+	[SROCE_CNT_RX_BAD_QKEY].name = "rx_bad_qkey",
+	[SROCE_CNT_RX_UD_NO_WQE].name = "rx_ud_no_wqe",
 };
 
 struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,

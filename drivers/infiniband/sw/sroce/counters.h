@@ -48,6 +48,8 @@ enum sroce_counter {
 	SROCE_CNT_DUP_READS,		/* READ responses replayed */
 	SROCE_CNT_DUP_ATOMICS,		/* atomic results replayed */
 	SROCE_CNT_BAD_WQES,		/* WQEs that failed validation */
+	SROCE_CNT_RX_BAD_QKEY,		/* UD: Q_Key is not the QP's */
+	SROCE_CNT_RX_UD_NO_WQE,		/* UD: no receive WQE posted */
 	SROCE_CNT_MAX
 };
 

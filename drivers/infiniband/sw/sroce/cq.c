@@ -186,6 +186,7 @@ static void sroce_cq_to_wc(const struct sroce_cqe *cqe, struct ib_wc *wc)
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->port_num = cqe->port_num;
+	wc->network_hdr_type = cqe->network_hdr_type;
 }
 
 /* Kernel consumers only: user CQs are polled in libsroce. */

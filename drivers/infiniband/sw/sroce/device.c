@@ -48,6 +48,10 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->max_sge_rd = SROCE_MAX_SGE;
 	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE_DEV - 1;
+	a->max_ah = SROCE_MAX_AH;
+	a->max_srq = SROCE_MAX_SRQ;
+	a->max_srq_wr = SROCE_MAX_QP_WR;
+	a->max_srq_sge = SROCE_MAX_SGE;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
@@ -63,6 +67,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
+	sroce_ah_table_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->mr_table);
 	ida_destroy(&sdev->pd_ida);
@@ -76,14 +81,19 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_hw_port_stats = sroce_counters_alloc_stats,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
+	.create_ah = sroce_ah_create,
 	.create_cq = sroce_cq_create,
 	.create_qp = sroce_qp_create,
+	.create_srq = sroce_srq_create,
+	.create_user_ah = sroce_ah_create,
 	.dealloc_driver = sroce_device_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
+	.destroy_ah = sroce_ah_destroy,
 	.dereg_mr = sroce_mr_dereg,
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
+	.destroy_srq = sroce_srq_destroy,
 	.device_group = &sroce_device_attr_group,
 	.get_dma_mr = sroce_mr_get_dma,
 	.get_hw_stats = sroce_counters_get_stats,
@@ -92,21 +102,27 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_queue_mmap,
 	.mmap_free = sroce_queue_mmap_free,
 	.modify_qp = sroce_qp_modify,
+	.modify_srq = sroce_srq_modify,
 	.poll_cq = sroce_cq_poll,
 	.post_recv = sroce_qp_post_recv,
 	.post_send = sroce_qp_post_send,
+	.post_srq_recv = sroce_srq_post_recv,
 	.query_device = sroce_device_query,
 	.query_pkey = sroce_port_query_pkey,
 	.query_port = sroce_port_query,
+	.query_ah = sroce_ah_query,
 	.query_qp = sroce_qp_query,
+	.query_srq = sroce_srq_query,
 	.reg_user_mr = sroce_mr_reg_user,
 	.rereg_user_mr = sroce_mr_rereg_user,
 	.req_notify_cq = sroce_cq_req_notify,
 	.resize_cq = sroce_cq_resize,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -175,6 +191,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);
 	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
 	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
+	sroce_ah_table_init(sdev);
 
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);

@@ -167,6 +167,8 @@ static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 	/* RTR published before the hook armed the responder: it kicks. */
 	if (!smp_load_acquire(&qp->resp.ready))
 		return false;
+	if (sroce_qp_is_ud(qp))
+		return sroce_ud_run(qp, SROCE_BUDGET);
 	more = sroce_engine_rx(qp, SROCE_BUDGET);
 	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
 	/* Pairs with sroce_req_arm(). */
@@ -429,6 +431,12 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	qp = sroce_qp_lookup(sdev, qpn);
 	if (!qp) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
+		goto drop;
+	}
+	/* A UD packet for an RC QP, or the reverse: not for this QP. */
+	if ((skb->data[0] & SROCE_TR_MASK) != sroce_qp_transport(qp)) {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_TRANSPORT);
+		sroce_qp_put(qp);
 		goto drop;
 	}
 	/* The AV is set before RTR is published and fixed from then on. */

@@ -114,7 +114,7 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 	/* One partition, the default; either membership type. */
 	if ((h.pkey & 0x7fff) != (SROCE_PKEY_DEFAULT & 0x7fff))
 		return SROCE_CNT_RX_BAD_PKEY;
-	if ((h.opcode & SROCE_TR_MASK) != SROCE_TR_RC)
+	if (!sroce_transport_supported(h.opcode))
 		return SROCE_CNT_RX_BAD_TRANSPORT;
 	return SROCE_CNT_MAX;
 }

@@ -34,9 +34,9 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	const struct ib_device_attr *a = &sdev->attr;
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD)
 		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
 	    cap->max_send_sge > a->max_send_sge ||
@@ -63,8 +63,12 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 						   qp->max_inline));
 	if (err)
 		return err;
-	err = sroce_queue_alloc(&qp->rq, max_t(u32, cap->max_recv_wr, 1),
-				sroce_qp_rq_stride(qp->max_recv_sge));
+	if (init->srq)
+		err = sroce_srq_qp_init(qp, init);
+	else
+		err = sroce_queue_alloc(&qp->rq,
+					max_t(u32, cap->max_recv_wr, 1),
+					sroce_qp_rq_stride(qp->max_recv_sge));
 	if (err)
 		goto err_sq;
 	if (udata) {
@@ -73,15 +77,19 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 		err = sroce_queue_mmap_publish(&qp->sq, uctx, &resp->sq);
 		if (err)
 			goto err_rq;
-		err = sroce_queue_mmap_publish(&qp->rq, uctx, &resp->rq);
+		/* An SRQ's QP has no RQ of its own to map (entries 0). */
+		err = qp->srq ? 0 : sroce_queue_mmap_publish(&qp->rq, uctx,
+							     &resp->rq);
 		if (err)
 			goto err_rq;
 	}
 	/* Report what the rings really hold (rounded up). */
 	cap->max_send_wr = qp->sq.nentries;
-	cap->max_recv_wr = qp->rq.nentries;
 	cap->max_send_sge = qp->max_send_sge;
-	cap->max_recv_sge = qp->max_recv_sge;
+	if (!qp->srq) {
+		cap->max_recv_wr = qp->rq.nentries;
+		cap->max_recv_sge = qp->max_recv_sge;
+	}
 	resp->max_inline = qp->max_inline;
 	return 0;
 

@@ -10,34 +10,11 @@
 
 #include "sroce.h"
 
+/* ah.c resolves it, as for an AH. */
 static int sroce_qp_av_from_attr(struct sroce_qp *qp,
 				 const struct rdma_ah_attr *ah)
 {
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
-	struct sroce_av *av = &qp->av;
-
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid_attr)
-		return -EINVAL;
-	memset(av, 0, sizeof(*av));
-	av->network_type = rdma_gid_attr_network_type(sgid_attr);
-	if (av->network_type != RDMA_NETWORK_IPV4 &&
-	    av->network_type != RDMA_NETWORK_IPV6)
-		return -EINVAL;	/* RoCE v1 GIDs are not ours */
-	av->sgid = sgid_attr->gid;
-	av->dgid = grh->dgid;
-	av->sgid_index = grh->sgid_index;
-	av->flow_label = grh->flow_label;
-	av->hop_limit = grh->hop_limit;
-	av->traffic_class = grh->traffic_class;
-	memcpy(av->dmac, ah->roce.dmac, ETH_ALEN);
-	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);
-	rdma_gid2ip((struct sockaddr *)&av->daddr, &av->dgid);
-	/* A v4-mapped GID must go with an IPv4 peer and vice versa. */
-	if ((av->network_type == RDMA_NETWORK_IPV4) !=
-	    (av->daddr.in4.sin_family == AF_INET))
-		return -EINVAL;
-	return 0;
+	return sroce_av_from_attr(&qp->av, ah);
 }
 
 static int sroce_qp_check_attr(struct sroce_qp *qp,
@@ -139,6 +116,7 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state old,
 	switch (new) {
 	case IB_QPS_RESET:
 		sroce_engine_qp_reset(qp);
+		qp->srq_last_wqe = false;
 		break;
 	case IB_QPS_RTR:
 		if (old == IB_QPS_INIT)
@@ -227,20 +205,6 @@ void sroce_qp_set_error(struct sroce_qp *qp, bool raise,
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-static void sroce_qp_query_av(const struct sroce_qp *qp,
-			      struct rdma_ah_attr *ah)
-{
-	const struct sroce_av *av = &qp->av;
-	union ib_gid dgid = av->dgid;
-
-	memset(ah, 0, sizeof(*ah));
-	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(ah, SROCE_PORT);
-	rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
-			av->hop_limit, av->traffic_class);
-	memcpy(ah->roce.dmac, av->dmac, ETH_ALEN);
-}
-
 int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
@@ -266,18 +230,19 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = qp->timeout;
 	attr->retry_cnt = qp->retry_cnt;
 	attr->rnr_retry = qp->rnr_retry;
-	sroce_qp_query_av(qp, &attr->ah_attr);
+	sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	spin_unlock_bh(&qp->state_lock);
 
 	attr->cap.max_send_wr = qp->sq.nentries;
-	attr->cap.max_recv_wr = qp->rq.nentries;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.nentries;
 	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
 	return 0;

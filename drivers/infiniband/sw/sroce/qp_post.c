@@ -104,7 +104,9 @@ static int sroce_qp_post_one_send(struct sroce_qp *qp,
 		return -ENOMEM;
 	wqe = sroce_queue_kslot(q);
 	memset(wqe, 0, SROCE_SEND_WQE_HDR_SIZE);
-	err = sroce_qp_wqe_opcode(wr, wqe);
+	err = sroce_qp_is_ud(qp) ? sroce_ud_wqe_from_wr(wr, wqe) : 0;
+	if (!err)
+		err = sroce_qp_wqe_opcode(wr, wqe);
 	if (err)
 		return err;
 	if (wr->send_flags & IB_SEND_INLINE)
@@ -185,7 +187,7 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_engine_poke(qp);
 		return 0;
 	}
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -285,6 +285,8 @@ static int sroce_resp_get_rwqe(struct sroce_qp *qp, u32 psn)
 	if (resp->have_rwqe)
 		return 1;
 	n = sroce_queue_avail(q);
+	if (!n && qp->srq)
+		n = sroce_srq_lend(qp);
 	if (n < 0) {
 		pr_warn_ratelimited("sroce: QP %u: RQ producer index is corrupt\n",
 				    qp->ibqp.qp_num);
@@ -823,8 +825,11 @@ bool sroce_resp_flush(struct sroce_qp *qp, int budget)
 	resp->ack_due = false;
 	while (budget-- > 0) {
 		/* A corrupt ring has nothing more to flush. */
-		if (sroce_resp_avail_or_kick(qp) <= 0)
+		if (sroce_resp_avail_or_kick(qp) <= 0) {
+			if (qp->srq)
+				sroce_srq_qp_flushed(qp);
 			return false;
+		}
 		if (!resp->have_rwqe) {
 			memcpy(resp->rwqe, sroce_queue_slot(q, q->index),
 			       SROCE_RECV_WQE_HDR_SIZE);

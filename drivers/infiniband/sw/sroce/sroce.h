@@ -17,6 +17,7 @@
 #include "queue.h"
 #include "engine.h"
 #include "counters.h"
+#include "srq.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -33,6 +34,8 @@
 #define SROCE_MAX_CQ		0x10000
 #define SROCE_MAX_CQE_DEV	(1 << 20)
 #define SROCE_MAX_RD_ATOMIC	128
+#define SROCE_MAX_SRQ		0x10000
+#define SROCE_MAX_AH		0x100000
 #define SROCE_VENDOR_ID		0xffffff	/* no OUI: a software device */
 #define SROCE_UDP_PORT		4791		/* IANA: RoCEv2 */
 
@@ -69,6 +72,10 @@ struct sroce_dev {
 
 	/* Transport engine (counters.h): drops, retransmits, NAKs... */
 	struct sroce_counters cnt;
+
+	/* Address handles by number (ah.c). */
+	struct xarray ah_xa;
+	u32 ah_next;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -159,7 +166,10 @@ struct sroce_qp {
 	bool sq_sig_all;		/* IB_SIGNAL_ALL_WR */
 
 	struct sroce_queue sq;
+	/* With an SRQ: a private slot for the WQE it lends (srq.h). */
 	struct sroce_queue rq;
+	struct sroce_srq *srq;
+	bool srq_last_wqe;		/* LAST_WQE_REACHED reported */
 	spinlock_t sq_lock;		/* kernel consumers posting */
 	spinlock_t rq_lock;
 	u32 max_send_sge;
@@ -277,5 +287,7 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
+
+#include "ud.h"
 
 #endif /* _SROCE_H */
