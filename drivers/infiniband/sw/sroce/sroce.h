@@ -62,6 +62,7 @@ struct sroce_dev {
 	struct ida pd_ida;
 	struct sroce_table mr_table;
 	struct sroce_table qp_table;
+	struct sroce_table mw_table;	/* memory windows (mw.c) */
 
 	/* Last port state reported, so events fire on edges only. */
 	enum ib_port_state port_state;
@@ -107,6 +108,8 @@ struct sroce_mr {
 	unsigned long npages;
 	/* Offset of iova within pages[0]. */
 	unsigned int page_offset;
+	/* Memory windows bound to it; < 0: being deregistered (mw.c). */
+	atomic_t mw_binds;
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -277,5 +280,8 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
+
+/* mw.c: memory windows */
+#include "mw.h"
 
 #endif /* _SROCE_H */
