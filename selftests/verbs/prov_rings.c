@@ -676,8 +676,8 @@ static void test_post_send_errors(void)
 	post_one_expect(&fq, wr, EINVAL, "5 SGEs > max_send_sge 4");
 	wr[0].num_sge = -1;
 	post_one_expect(&fq, wr, EINVAL, "negative num_sge");
-	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_LOCAL_INV };
-	post_one_expect(&fq, wr, EINVAL, "LOCAL_INV (not supported yet)");
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_TSO };
+	post_one_expect(&fq, wr, EINVAL, "TSO (not supported)");
 	wr[0].opcode = (enum ibv_wr_opcode)77;
 	post_one_expect(&fq, wr, EINVAL, "unknown opcode 77");
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND,
@@ -808,8 +808,8 @@ static void test_qp_ex(uint32_t start)
 	is(ibv_wr_complete(x), EINVAL, "qp_ex: wr_set_sge before any WR: EINVAL");
 	ibv_wr_start(x);
 	ibv_wr_send(x);
-	ibv_wr_local_inv(x, 5);
-	is(ibv_wr_complete(x), EOPNOTSUPP, "qp_ex: wr_local_inv: EOPNOTSUPP");
+	ibv_wr_send_tso(x, NULL, 0, 0);
+	is(ibv_wr_complete(x), EOPNOTSUPP, "qp_ex: wr_send_tso: EOPNOTSUPP");
 	ibv_wr_start(x);
 	ibv_wr_send(x);
 	ibv_wr_set_ud_addr(x, NULL, 1, 2);
@@ -1124,6 +1124,99 @@ static void test_cq_race(void)
 	fr_free(&r.f);
 }
 
+/*
+ * Memory window WQEs: binds carry the window's current rkey, the new one,
+ * the MR's lkey, range and rights; invalidations carry the rkey in
+ * imm_data; binds and local invalidations carry no SGE.
+ */
+static void test_post_send_mw(void)
+{
+	struct ibv_mr mr = { .lkey = 0x1234 };
+	struct ibv_mw mw = { .rkey = 0x80000105, .type = IBV_MW_TYPE_2 };
+	struct ibv_sge sg = { 0x1000, 8, 1 };
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct sroce_send_wqe *w;
+	struct ibv_qp_ex *x;
+	struct fake_qp fq;
+
+	fake_qp_init(&fq, IBV_QPT_RC, 8, &small_caps, sq_stride(4, 64), 0);
+	wr = (struct ibv_send_wr){
+		.wr_id = 1, .opcode = IBV_WR_BIND_MW, .sg_list = &sg,
+		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+		.bind_mw = { .mw = &mw, .rkey = 0x80000106,
+			     .bind_info = { .mr = &mr, .addr = 0x5000,
+					    .length = 0x300,
+					    .mw_access_flags =
+						IBV_ACCESS_REMOTE_WRITE } },
+	};
+	is(sroce_post_send(&fq.qp->vqp.qp, &wr, &bad), 0, "mw: BIND_MW posts");
+	w = sq_wqe(&fq, 0);
+	ok(w->opcode == IBV_WR_BIND_MW && w->wr_id == 1 && !w->num_sge &&
+	   w->wr.bind.mw_rkey == 0x80000105 &&
+	   w->wr.bind.new_rkey == 0x80000106 && w->wr.bind.mr_lkey == 0x1234 &&
+	   w->wr.bind.addr == 0x5000 && w->wr.bind.length == 0x300 &&
+	   w->wr.bind.access == IBV_ACCESS_REMOTE_WRITE &&
+	   wqe_rest_zero(w, sizeof(w->wr.bind)),
+	   "mw: ... its WQE: keys, range, rights, no SGE");
+	wr.bind_mw.bind_info.mr = NULL;
+	post_one_expect(&fq, &wr, EINVAL, "mw: a range without an MR");
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+	post_one_expect(&fq, &wr, EINVAL, "mw: zero-based window");
+	wr.bind_mw.mw = NULL;
+	post_one_expect(&fq, &wr, EINVAL, "mw: no window");
+	wr = (struct ibv_send_wr){ .wr_id = 2, .opcode = IBV_WR_LOCAL_INV,
+				   .invalidate_rkey = 0x80000106 };
+	is(sroce_post_send(&fq.qp->vqp.qp, &wr, &bad), 0, "mw: LOCAL_INV posts");
+	w = sq_wqe(&fq, 1);
+	ok(w->opcode == IBV_WR_LOCAL_INV && w->imm_data == 0x80000106 &&
+	   !w->num_sge && wqe_rest_zero(w, 0), "mw: ... rkey in imm_data");
+	wr = (struct ibv_send_wr){ .wr_id = 3, .opcode = IBV_WR_SEND_WITH_INV,
+				   .sg_list = &sg, .num_sge = 1,
+				   .invalidate_rkey = 0x80000107 };
+	is(sroce_post_send(&fq.qp->vqp.qp, &wr, &bad), 0,
+	   "mw: SEND_WITH_INV posts");
+	w = sq_wqe(&fq, 2);
+	ok(w->opcode == IBV_WR_SEND_WITH_INV && w->imm_data == 0x80000107 &&
+	   w->num_sge == 1 && sge_is((struct sroce_sge *)(w + 1), &sg),
+	   "mw: ... rkey in imm_data, its SGE");
+
+	x = ibv_qp_to_qp_ex(&fq.qp->vqp.qp);
+	ibv_wr_start(x);
+	x->wr_id = 10;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, &mw, 0x80000107, &(struct ibv_mw_bind_info){
+		       .mr = &mr, .addr = 0x6000, .length = 0x10,
+		       .mw_access_flags = IBV_ACCESS_REMOTE_READ });
+	x->wr_id = 11;
+	ibv_wr_local_inv(x, 0x80000107);
+	x->wr_id = 12;
+	ibv_wr_send_inv(x, 0x80000108);
+	ibv_wr_set_sge(x, 1, 0x2000, 4);
+	is(ibv_wr_complete(x), 0, "mw: qp_ex bind, local_inv, send_inv");
+	w = sq_wqe(&fq, 3);
+	ok(w->opcode == IBV_WR_BIND_MW && w->wr_id == 10 &&
+	   w->wr.bind.new_rkey == 0x80000107 && w->wr.bind.addr == 0x6000 &&
+	   w->wr.bind.length == 0x10 &&
+	   w->wr.bind.access == IBV_ACCESS_REMOTE_READ,
+	   "mw: ... wr_bind_mw's WQE");
+	ok(sq_wqe(&fq, 4)->opcode == IBV_WR_LOCAL_INV &&
+	   sq_wqe(&fq, 4)->imm_data == 0x80000107 &&
+	   sq_wqe(&fq, 5)->opcode == IBV_WR_SEND_WITH_INV &&
+	   sq_wqe(&fq, 5)->imm_data == 0x80000108 &&
+	   sq_wqe(&fq, 5)->num_sge == 1, "mw: ... wr_local_inv's, wr_send_inv's");
+	ibv_wr_start(x);
+	ibv_wr_bind_mw(x, NULL, 1, &(struct ibv_mw_bind_info){ 0 });
+	is(ibv_wr_complete(x), EINVAL, "mw: qp_ex bind without a window: EINVAL");
+	fake_qp_free(&fq);
+
+	/* UC: no memory windows. */
+	fake_qp_init(&fq, IBV_QPT_UC, 8, &small_caps, sq_stride(4, 64), 0);
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_LOCAL_INV };
+	post_one_expect(&fq, &wr, EINVAL, "mw: LOCAL_INV on UC");
+	fake_qp_free(&fq);
+}
+
 int main(void)
 {
 	static const uint32_t starts[] = { 0, 0xfffffffc };
@@ -1149,6 +1242,7 @@ int main(void)
 	}
 	test_post_send_inline();
 	test_post_send_errors();
+	test_post_send_mw();
 	test_qp_state();
 	test_sq_race();
 	test_cq_race();

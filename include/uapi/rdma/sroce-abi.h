@@ -115,6 +115,23 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} rdma;
+		/*
+		 * Memory windows: IB_UVERBS_WR_BIND_MW.  The window is named
+		 * by its current rkey (mw_rkey); it gets [addr, addr + length)
+		 * of the MR named by mr_lkey with the remote rights in access
+		 * (IB_UVERBS_ACCESS_*), and the low 8 bits of new_rkey as its
+		 * key from then on.  length 0 unbinds a type 1 window.
+		 * IB_UVERBS_WR_LOCAL_INV and _SEND_WITH_INV carry the rkey to
+		 * invalidate in imm_data (host order).
+		 */
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mw_rkey;
+			__u32 new_rkey;
+			__u32 mr_lkey;
+			__u32 access;
+		} bind;
 		struct {
 			__aligned_u64 remote_addr;
 			__aligned_u64 compare_add;

@@ -45,6 +45,13 @@ _Static_assert(sizeof(struct sroce_send_wqe) == SROCE_SEND_WQE_HDR_SIZE,
 				 SROCE_WR(IBV_WR_RDMA_WRITE) | \
 				 SROCE_WR(IBV_WR_RDMA_WRITE_WITH_IMM))
 
+/* Memory windows and invalidation (mw.c); binds carry no data. */
+#define SROCE_WR_MW		(SROCE_WR(IBV_WR_BIND_MW) | \
+				 SROCE_WR(IBV_WR_LOCAL_INV) | \
+				 SROCE_WR(IBV_WR_SEND_WITH_INV))
+#define SROCE_WR_LOCAL		(SROCE_WR(IBV_WR_BIND_MW) | \
+				 SROCE_WR(IBV_WR_LOCAL_INV))
+
 #define SROCE_WR_ATOMIC		(SROCE_WR(IBV_WR_ATOMIC_CMP_AND_SWP) | \
 				 SROCE_WR(IBV_WR_ATOMIC_FETCH_AND_ADD))
 
@@ -60,7 +67,7 @@ uint32_t sroce_send_ops_of(enum ibv_qp_type type)
 	switch (type) {
 	case IBV_QPT_RC:
 		return SROCE_WR_INLINE | SROCE_WR(IBV_WR_RDMA_READ) |
-		       SROCE_WR_ATOMIC;
+		       SROCE_WR_ATOMIC | SROCE_WR_MW;
 	case IBV_QPT_UC:
 		return SROCE_WR_INLINE;
 	case IBV_QPT_UD:
@@ -84,6 +91,9 @@ uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type)
 		{ IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ },
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP },
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD },
+		{ IBV_WR_BIND_MW, IBV_QP_EX_WITH_BIND_MW },
+		{ IBV_WR_LOCAL_INV, IBV_QP_EX_WITH_LOCAL_INV },
+		{ IBV_WR_SEND_WITH_INV, IBV_QP_EX_WITH_SEND_WITH_INV },
 	};
 	uint32_t ops = sroce_send_ops_of(type);
 	uint64_t flags = 0;
@@ -200,7 +210,9 @@ static void sroce_wqe_inline_start(struct sroce_send_wqe *wqe)
 static int sroce_sq_check_inline(const struct sroce_qp *qp, uint32_t op,
 				 uint64_t len)
 {
-	if (!sroce_op_in(op, SROCE_WR_INLINE) || len > qp->sq.max_inline)
+	if (!sroce_op_in(op, SROCE_WR_INLINE |
+			 SROCE_WR(IBV_WR_SEND_WITH_INV)) ||
+	    len > qp->sq.max_inline)
 		return EINVAL;
 	return 0;
 }
@@ -238,6 +250,9 @@ static int sroce_sq_check(const struct sroce_qp *qp,
 							     wr->num_sge));
 	if (sroce_op_in(wr->opcode, SROCE_WR_ATOMIC))
 		return sroce_sq_check_atomic(wr->num_sge, wr->sg_list);
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return sroce_mw_bind_check(wr->bind_mw.mw,
+					   &wr->bind_mw.bind_info);
 	return 0;
 }
 
@@ -293,6 +308,15 @@ static void sroce_wqe_from_wr(struct sroce_send_wqe *wqe,
 				 wr->wr.atomic.remote_addr,
 				 wr->wr.atomic.compare_add, wr->wr.atomic.swap);
 		break;
+	/* Memory windows (mw.c): the rkey to invalidate, or the bind. */
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		wqe->imm_data = wr->invalidate_rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		sroce_wqe_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+			       &wr->bind_mw.bind_info);
+		break;
 	default:
 		break;
 	}
@@ -304,6 +328,9 @@ static void sroce_wqe_gather(struct sroce_send_wqe *wqe,
 {
 	int i;
 
+	/* A bind or local invalidation has no data: SGEs are ignored. */
+	if (sroce_op_in(wr->opcode, SROCE_WR_LOCAL))
+		return;
 	if (!(wr->send_flags & IBV_SEND_INLINE)) {
 		sroce_wqe_sges(wqe, wr->sg_list, wr->num_sge);
 		return;
@@ -385,7 +412,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
  * first error; wr_complete then returns it and drops the whole batch, as
  * libibverbs specifies.
  */
-static void sroce_wr_fail(struct sroce_qp *qp, int err)
+void sroce_wr_fail(struct sroce_qp *qp, int err)
 {
 	if (!qp->wr_err)
 		qp->wr_err = err;
@@ -405,7 +432,7 @@ static void sroce_wr_close(struct sroce_qp *qp)
 }
 
 /* Begin a WQE from qp_ex->wr_id and wr_flags, or NULL after an error. */
-static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *x, uint32_t op)
+struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *x, uint32_t op)
 {
 	struct sroce_qp *qp = ex_to_sqp(x);
 
@@ -593,8 +620,8 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *x, void *addr,
 }
 
 /*
- * Builders for what sroce does not do yet (memory windows, invalidation,
- * TSO, XRC addressing, atomic write): the batch fails.
+ * Builders for what sroce does not do yet (TSO, XRC addressing, atomic
+ * write): the batch fails.
  */
 static void sroce_wr_unsupported(struct ibv_qp_ex *x)
 {
@@ -602,23 +629,6 @@ static void sroce_wr_unsupported(struct ibv_qp_ex *x)
 
 	sroce_wr_close(qp);
 	sroce_wr_fail(qp, EOPNOTSUPP);
-}
-
-static void sroce_wr_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw,
-			     uint32_t rkey,
-			     const struct ibv_mw_bind_info *info)
-{
-	sroce_wr_unsupported(x);
-}
-
-static void sroce_wr_local_inv(struct ibv_qp_ex *x, uint32_t rkey)
-{
-	sroce_wr_unsupported(x);
-}
-
-static void sroce_wr_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
-{
-	sroce_wr_unsupported(x);
 }
 
 static void sroce_wr_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz,
@@ -671,9 +681,9 @@ void sroce_qp_ex_init(struct sroce_qp *qp)
 	x->wr_set_sge_list = sroce_wr_set_sge_list;
 	x->wr_set_inline_data = sroce_wr_set_inline_data;
 	x->wr_set_inline_data_list = sroce_wr_set_inline_data_list;
-	x->wr_bind_mw = sroce_wr_bind_mw;
-	x->wr_local_inv = sroce_wr_local_inv;
-	x->wr_send_inv = sroce_wr_send_inv;
+	x->wr_bind_mw = sroce_mw_wr_bind;
+	x->wr_local_inv = sroce_mw_wr_local_inv;
+	x->wr_send_inv = sroce_mw_wr_send_inv;
 	x->wr_send_tso = sroce_wr_send_tso;
 	x->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	x->wr_set_xrc_srqn = sroce_wr_set_xrc_srqn;

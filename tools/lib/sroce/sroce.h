@@ -14,6 +14,7 @@
  *   ah.c     - address handles: the kernel's AH number for UD WQEs
  *   ring.h   - the shared-ring index protocol
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
+ *   mw.c     - memory windows: alloc, dealloc, bind; their send WQEs
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
@@ -298,6 +299,20 @@ uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type);
 void sroce_qp_ex_init(struct sroce_qp *qp);
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
+/* Builders: open the next WQE (NULL after an error); record an error. */
+struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *x, uint32_t op);
+void sroce_wr_fail(struct sroce_qp *qp, int err);
+
+/* mw.c: memory windows */
+extern const struct verbs_context_ops sroce_mw_ops;
+int sroce_mw_bind_check(const struct ibv_mw *mw,
+			const struct ibv_mw_bind_info *info);
+void sroce_wqe_bind(struct sroce_send_wqe *wqe, const struct ibv_mw *mw,
+		    uint32_t rkey, const struct ibv_mw_bind_info *info);
+void sroce_mw_wr_bind(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
+		      const struct ibv_mw_bind_info *info);
+void sroce_mw_wr_local_inv(struct ibv_qp_ex *x, uint32_t invalidate_rkey);
+void sroce_mw_wr_send_inv(struct ibv_qp_ex *x, uint32_t invalidate_rkey);
 
 /* stubs.c: a complete table, every slot failing with EOPNOTSUPP */
 extern const struct verbs_context_ops sroce_stub_ops;

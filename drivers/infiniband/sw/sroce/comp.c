@@ -23,6 +23,10 @@ static enum ib_wc_opcode sroce_comp_opcode(u8 kind)
 		return IB_WC_COMP_SWAP;
 	case SROCE_OPK_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case SROCE_OPK_BIND_MW:
+		return IB_WC_BIND_MW;
+	case SROCE_OPK_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
 		return IB_WC_SEND;
 	}
@@ -82,6 +86,22 @@ void sroce_comp_retire_errors(struct sroce_qp *qp)
 		return;
 	sroce_comp_wqe(qp, w, w->status);
 	sroce_engine_error(qp);
+}
+
+/*
+ * Local operations (bind, local invalidate) that were executed complete
+ * once everything before them has: no ACK will come for them.
+ */
+void sroce_comp_retire_local(struct sroce_qp *qp)
+{
+	while (qp->sq.index != qp->req.started) {
+		struct sroce_swqe *w = sroce_req_wqe(qp, qp->sq.index);
+
+		if (!sroce_kind_is_local(w->kind) ||
+		    w->status != IB_WC_SUCCESS)
+			return;
+		sroce_comp_wqe(qp, w, IB_WC_SUCCESS);
+	}
 }
 
 /* The oldest WQE fails with @status: transport errors, remote NAKs. */
@@ -163,6 +183,10 @@ void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 
 		if (w->status != IB_WC_SUCCESS)
 			break;
+		if (sroce_kind_is_local(w->kind)) {
+			sroce_comp_wqe(qp, w, IB_WC_SUCCESS);
+			continue;
+		}
 		if (sroce_kind_is_rd_atomic(w->kind)) {
 			want = sroce_psn_add(w->first_psn, w->rd_pkts);
 			if (sroce_psn_before(want, next)) {
@@ -373,8 +397,11 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_BAD_RESP);
 		break;
 	}
-	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+	if (READ_ONCE(qp->state) != IB_QPS_ERR) {
+		/* After a READ or atomic completed, say. */
+		sroce_comp_retire_local(qp);
 		sroce_comp_retire_errors(qp);
+	}
 out:
 	consume_skb(skb);
 }

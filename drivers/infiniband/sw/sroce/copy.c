@@ -82,6 +82,19 @@ static struct sroce_mr *sroce_copy_get_mr(struct sroce_qp *qp, u32 key,
 }
 
 /*
+ * An rkey names an MR or a memory window; a window is checked (state,
+ * key, QP or PD, rights, range) and resolved to its MR in mw.c.  An lkey
+ * never names a window: sroce_copy_get_mr() finds no MR for it.
+ */
+static struct sroce_mr *sroce_copy_get_rmr(struct sroce_qp *qp, u32 rkey,
+					   u64 va, u64 len, int access)
+{
+	if (sroce_key_is_mw(rkey))
+		return sroce_mw_get_mr(qp, rkey, va, len, access);
+	return sroce_copy_get_mr(qp, rkey, va, len, access);
+}
+
+/*
  * Copy @len bytes between @d and the SGE list, starting @off bytes into
  * the list.  Local reads need no access right, local writes need
  * LOCAL_WRITE.  -EACCES for a bad lkey or range, -EMSGSIZE when the list
@@ -156,7 +169,7 @@ int sroce_copy_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 
 	if (!len)
 		return 0;
-	mr = sroce_copy_get_mr(qp, rkey, va, len, access);
+	mr = sroce_copy_get_rmr(qp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
 	err = sroce_mr_move(mr, va, len, d, to_mem);
@@ -167,7 +180,7 @@ int sroce_copy_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 int sroce_copy_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 			    int access)
 {
-	struct sroce_mr *mr = sroce_copy_get_mr(qp, rkey, va, len, access);
+	struct sroce_mr *mr = sroce_copy_get_rmr(qp, rkey, va, len, access);
 
 	if (!mr)
 		return -EACCES;
@@ -214,7 +227,7 @@ int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
 
 	if (va & 7)
 		return -EINVAL;
-	mr = sroce_copy_get_mr(qp, rkey, va, 8, IB_ACCESS_REMOTE_ATOMIC);
+	mr = sroce_copy_get_rmr(qp, rkey, va, 8, IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return -EACCES;
 	if (mr->type == SROCE_MR_DMA) {

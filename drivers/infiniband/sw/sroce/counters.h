@@ -39,6 +39,9 @@ enum sroce_counter {
 	SROCE_CNT_RNR_NAKS_RCVD,
 	SROCE_CNT_ERR_NAKS_SENT,	/* invalid request, access, op error */
 	SROCE_CNT_ERR_NAKS_RCVD,
+	/* Memory windows (mw.c). */
+	SROCE_CNT_MW_ACCESS_REFUSED,	/* remote access through a MW refused */
+	SROCE_CNT_MW_OP_ERRORS,		/* binds and invalidations refused */
 	SROCE_CNT_RETRANSMITS,		/* packets sent again */
 	SROCE_CNT_TIMEOUTS,		/* retransmit timer expirations */
 	SROCE_CNT_TIMEOUTS_DEFERRED,	/* expired with packets still queued */

@@ -58,6 +58,10 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID;
+	/* Memory windows: type 1 and type 2B (mw.c). */
+	a->max_mw = SROCE_MAX_MW;
+	a->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+			       IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 
@@ -69,6 +73,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 		sroce_net_put(sdev->snet);
 	sroce_ah_table_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
+	sroce_table_destroy(&sdev->mw_table);
 	sroce_table_destroy(&sdev->mr_table);
 	ida_destroy(&sdev->pd_ida);
 }
@@ -79,6 +84,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_counters_alloc_stats,
+	.alloc_mw = sroce_mw_alloc,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
 	.create_ah = sroce_ah_create,
@@ -87,6 +93,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_srq_create,
 	.create_user_ah = sroce_ah_create,
 	.dealloc_driver = sroce_device_dealloc,
+	.dealloc_mw = sroce_mw_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
 	.destroy_ah = sroce_ah_destroy,
@@ -120,6 +127,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
@@ -192,6 +200,9 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
 	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
 	sroce_ah_table_init(sdev);
+	/* Above every MR index: an rkey's index tells MW from MR. */
+	sroce_table_init(&sdev->mw_table, SROCE_MW_INDEX_MIN,
+			 SROCE_MW_INDEX_MIN + SROCE_MAX_MW - 1);
 
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);

@@ -125,9 +125,13 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 				  struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_mr *old = to_smr(ibmr);
+	struct ib_mr *new;
 
 	if (old->type != SROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
+	/* ib_core destroys the old MR: not while windows are bound to it. */
+	if (sroce_mw_mr_close(old))
+		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
@@ -137,13 +141,19 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 		ibpd = ibmr->pd;
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
-	return sroce_mr_reg_user(ibpd, start, length, iova, access, udata);
+	new = sroce_mr_reg_user(ibpd, start, length, iova, access, udata);
+	if (IS_ERR(new))
+		sroce_mw_mr_reopen(old);
+	return new;
 }
 
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 
+	/* Bound memory windows hold it: the consumer must unbind first. */
+	if (sroce_mw_mr_close(mr))
+		return -EBUSY;
 	/* Waits until no packet is copying to or from the pages. */
 	sroce_table_remove(&to_sdev(ibmr->device)->mr_table, &mr->obj);
 	kvfree(mr->pages);

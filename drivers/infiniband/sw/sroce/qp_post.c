@@ -66,6 +66,11 @@ static int sroce_qp_wqe_opcode(const struct ib_send_wr *wr,
 		fallthrough;
 	case IB_WR_SEND:
 		break;
+	/* The rkey to invalidate (a type 2 MW; an MR once FRWR exists). */
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->imm_data = wr->ex.invalidate_rkey;
+		break;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		wqe->imm_data = (__force u32)wr->ex.imm_data;
 		fallthrough;

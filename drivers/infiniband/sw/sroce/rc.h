@@ -169,6 +169,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_comp_timers(struct sroce_qp *qp);
 void sroce_comp_ack(struct sroce_qp *qp, u32 psn);
 void sroce_comp_retire_errors(struct sroce_qp *qp);
+void sroce_comp_retire_local(struct sroce_qp *qp);
 void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w,
 		    enum ib_wc_status status);
 

@@ -115,7 +115,8 @@ void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when)
 		mod_timer(t, when);
 }
 
-static enum sroce_op_kind sroce_req_kind(u32 opcode)
+/* enum sroce_op_kind, or a local operation's SROCE_OPK_* (mw.h). */
+static u8 sroce_req_kind(u32 opcode)
 {
 	switch (opcode) {
 	case IB_UVERBS_WR_SEND:
@@ -132,6 +133,13 @@ static enum sroce_op_kind sroce_req_kind(u32 opcode)
 		return SROCE_OPK_CMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_OPK_FETCH_ADD;
+	/* Memory windows and invalidation (mw.c). */
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return SROCE_OPK_SEND_INV;
+	case IB_UVERBS_WR_BIND_MW:
+		return SROCE_OPK_BIND_MW;
+	case IB_UVERBS_WR_LOCAL_INV:
+		return SROCE_OPK_LOCAL_INV;
 	default:
 		return SROCE_OPK_NONE;
 	}
@@ -186,6 +194,10 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 	w->kind = sroce_req_kind(wqe->opcode);
 	if (w->kind == SROCE_OPK_NONE)
 		return IB_WC_LOC_QP_OP_ERR;
+	/* Local operations carry no data; their fields stay in req.raw. */
+	if (sroce_kind_is_local(w->kind))
+		return wqe->num_sge || (wqe->send_flags & IB_SEND_INLINE) ?
+		       IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 	status = sroce_req_copy_body(qp, w, raw, slot);
 	if (status != IB_WC_SUCCESS)
 		return status;
@@ -416,8 +428,12 @@ static void sroce_req_fill(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	if (oi->hdrs & SROCE_HDR_IMMDT)
 		h->imm = be32_to_cpu((__force __be32)w->imm);
+	/* SEND with Invalidate: the posted rkey, host order. */
+	if (oi->hdrs & SROCE_HDR_IETH)
+		h->inv_rkey = w->imm;
 	h->se = last && (w->send_flags & IB_SEND_SOLICITED) &&
 		(w->kind == SROCE_OPK_SEND || w->kind == SROCE_OPK_SEND_IMM ||
+		 w->kind == SROCE_OPK_SEND_INV ||
 		 w->kind == SROCE_OPK_WRITE_IMM);
 }
 
@@ -505,6 +521,37 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	return 0;
 }
 
+/*
+ * A local operation (bind, local invalidate, mw.c) is executed once, in
+ * SQ order, when the requester reaches it.  It uses no PSN and no ACK
+ * answers it: it completes as soon as every WQE before it has.  Resent
+ * after a go-back-N, it is passed over.  With IB_SEND_FENCE it waits
+ * until every WQE before it completed.
+ */
+static int sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx = req->cur;
+
+	if (idx == req->started) {
+		if ((w->send_flags & IB_SEND_FENCE) && qp->sq.index != idx)
+			return -EBUSY;
+		w->started = true;
+		w->first_psn = req->psn_max;
+		req->started++;
+		w->status = sroce_mw_exec(qp, w, (const void *)(req->raw +
+				(size_t)(idx & qp->sq.mask) * qp->sq.stride));
+		if (w->status != IB_WC_SUCCESS) {
+			sroce_comp_retire_errors(qp);
+			return -EIO;
+		}
+	}
+	req->cur++;
+	req->cur_off = 0;
+	sroce_comp_retire_local(qp);
+	return 0;
+}
+
 /* One step for the WQE at cur: 0 if a packet went out. */
 static int sroce_req_step(struct sroce_qp *qp)
 {
@@ -518,6 +565,8 @@ static int sroce_req_step(struct sroce_qp *qp)
 		sroce_comp_retire_errors(qp);
 		return -EIO;
 	}
+	if (sroce_kind_is_local(w->kind))
+		return sroce_req_local(qp, w);
 	if (req->cur == req->started) {
 		err = sroce_req_start(qp, w);
 		if (err)

@@ -227,6 +227,11 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 			cqe.imm_data = (__force u32)cpu_to_be32(h->imm);
 			cqe.wc_flags = IB_WC_WITH_IMM;
 		}
+		/* SEND with Invalidate: the rkey invalidated, host order. */
+		if (sroce_wire_opcode_info(h->opcode)->hdrs & SROCE_HDR_IETH) {
+			cqe.imm_data = h->inv_rkey;
+			cqe.wc_flags = IB_WC_WITH_INVALIDATE;
+		}
 	}
 	resp->have_rwqe = false;
 	/* The slot is free before the consumer can see the completion. */
@@ -389,6 +394,17 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	resp->offset += h->payload_len;
+	/*
+	 * SEND with Invalidate: the window goes once the message is in.  An
+	 * rkey we may not invalidate is a class J error: NAK, the receive
+	 * fails, the QP goes to ERROR.
+	 */
+	if (last && (oi->hdrs & SROCE_HDR_IETH) &&
+	    sroce_mw_remote_inv(qp, h->inv_rkey)) {
+		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
+				IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
 	if (last) {
 		resp->msg = SROCE_OPK_NONE;
 		resp->msn++;
@@ -597,6 +613,7 @@ static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
 	switch (oi->kind) {
 	case SROCE_OPK_SEND:
 	case SROCE_OPK_SEND_IMM:
+	case SROCE_OPK_SEND_INV:
 		sroce_resp_send(qp, skb, h, oi);
 		break;
 	case SROCE_OPK_WRITE:
@@ -611,7 +628,6 @@ static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_atomic(qp, h, oi);
 		break;
 	default:
-		/* SEND with invalidate: no MR invalidation yet. */
 		sroce_resp_invalid(qp, h->psn);
 		break;
 	}

@@ -65,6 +65,7 @@ struct sroce_dev {
 	struct ida pd_ida;
 	struct sroce_table mr_table;
 	struct sroce_table qp_table;
+	struct sroce_table mw_table;	/* memory windows (mw.c) */
 
 	/* Last port state reported, so events fire on edges only. */
 	enum ib_port_state port_state;
@@ -114,6 +115,8 @@ struct sroce_mr {
 	unsigned long npages;
 	/* Offset of iova within pages[0]. */
 	unsigned int page_offset;
+	/* Memory windows bound to it; < 0: being deregistered (mw.c). */
+	atomic_t mw_binds;
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -289,5 +292,7 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 
 #include "ud.h"
+/* mw.c: memory windows */
+#include "mw.h"
 
 #endif /* _SROCE_H */
