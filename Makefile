@@ -16,8 +16,8 @@ DESTDIR ?=
 
 export KVER
 
-.PHONY: all module provider install uninstall clean check demo deps bench \
-	unit checkpatch sparse
+.PHONY: all module provider install uninstall clean check check-debug demo \
+	deps bench unit checkpatch sparse
 
 all: module provider
 
@@ -56,6 +56,14 @@ tests: all
 check: deps
 	$(MAKE) tests
 	selftests/run $(T)
+
+# The debug-kernel lane (Documentation/debug-kernel.rst): the VM tests
+# under a KASAN/lockdep/kmemleak kernel, built once (~20 min) and cached
+# in /var/cache/sroce. Not part of `check`: it takes hours, not minutes.
+check-debug: deps
+	$(MAKE) provider
+	[ ! -f selftests/verbs/Makefile ] || $(MAKE) -C selftests/verbs
+	tools/debug-kernel/check $(T)
 
 demo: deps
 	$(MAKE) tests

@@ -17,7 +17,12 @@
 export SROCE_TREE KVER SROCE_VM SROCE_RESULTS SROCE_SHARED SROCE_SYNC
 
 # SROCE_KO may be overridden from the host environment (run-test passes it).
-: "${SROCE_KO:=$SROCE_TREE/drivers/infiniband/sw/sroce/sroce.ko}"
+# SROCE_KO_TREE is where `make module` built the kernel modules (sroce.ko
+# and selftests/kmod): this tree, or a copy built for another kernel (the
+# debug kernel: tools/debug-kernel).
+: "${SROCE_KO_TREE:=$SROCE_TREE}"
+: "${SROCE_KO:=$SROCE_KO_TREE/drivers/infiniband/sw/sroce/sroce.ko}"
+export SROCE_KO_TREE
 SROCE_PROVIDER=$SROCE_TREE/tools/lib/sroce/libsroce
 SROCE_PROVIDER_SO=$SROCE_PROVIDER-rdmav34.so
 

@@ -15,11 +15,15 @@ PACKAGES="
 	iproute2 iperf3 tshark
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
 	iputils-ping xz-utils binutils python3
+	bc flex bison libelf-dev libssl-dev rsync
 "
 # clang and its runtime: the libFuzzer targets of the protocol core;
 # linux-source-6.1: checkpatch.pl for the style gate.
-# The last line is for the VM harness (tools/qemu): ping in tests, xz and
+# The line before last is for the VM harness (tools/qemu): ping in tests, xz and
 # readelf to unpack the kernel for a fast PVH boot, python3 to pick ports.
+# The last line builds the debug kernel (tools/debug-kernel, `make
+# check-debug`) from linux-source-6.1; no dwarves: it has no debug info,
+# hence no BTF.
 
 # One dpkg-query for all: packages it does not know print nothing and so
 # count as missing.

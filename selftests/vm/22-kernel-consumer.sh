@@ -5,7 +5,7 @@
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
-KTEST=$SROCE_TREE/selftests/kmod/sroce_ktest.ko
+KTEST=$SROCE_KO_TREE/selftests/kmod/sroce_ktest.ko
 
 ktest_pass() {
 	insmod "$KTEST" dev=fab1
