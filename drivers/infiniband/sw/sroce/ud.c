@@ -367,7 +367,7 @@ static int sroce_ud_rwqe(struct sroce_qp *qp, u64 *room)
 		   sizeof(struct sroce_sge)) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_BAD_WQES);
 		sroce_ud_recv_done(qp, &cqe, false);
-		sroce_engine_fatal(qp, SROCE_EVENT_NONE);
+		sroce_engine_error(qp);
 		return -EINVAL;
 	}
 	memcpy(sroce_ud_rsges(qp), slot + SROCE_RECV_WQE_HDR_SIZE,
@@ -445,7 +445,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_ud_recv_done(qp, &cqe, h->se);
 	/* A receive WQE naming memory it may not write: the QP fails. */
 	if (cqe.status == IB_WC_LOC_PROT_ERR)
-		sroce_engine_fatal(qp, SROCE_EVENT_NONE);
+		sroce_engine_error(qp);
 }
 
 /* One received packet (engine run); consumes @skb. */
