@@ -262,8 +262,8 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 }
 
 /*
- * The kernel re-registers as a new MR with new keys, which
- * ibv_cmd_rereg_mr() copies back; libibverbs then updates mr->pd, addr
+ * The kernel re-registers in place and keeps the keys (ibv_cmd_rereg_mr()
+ * copies them back all the same); libibverbs then updates mr->pd, addr
  * and length itself.  A new (parent) domain takes over our hold.
  */
 static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,

@@ -6,6 +6,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/delay.h>
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
@@ -116,35 +117,96 @@ err_free:
 }
 
 /*
- * Re-register: always as a new MR, which ib_core swaps in for the old one
- * (and destroys it).  New keys are what the spec allows and what
- * libibverbs hands back; nothing in flight ever sees a half-changed MR.
+ * Hide @mr from the packet path and wait for the copies in progress (they
+ * hold a reference for one copy only).  A packet meanwhile finds no MR,
+ * as for any rkey that is not valid.
+ */
+static void sroce_mr_hide(struct sroce_mr *mr)
+{
+	WRITE_ONCE(mr->hidden, true);
+	/* The flag before the count; sroce_mr_lookup() the other way. */
+	smp_mb();
+	while (refcount_read(&mr->obj.ref) > 1)
+		usleep_range(20, 100);
+}
+
+/* New pages for a new range; the old ones stay until the swap. */
+static int sroce_mr_rereg_trans(struct sroce_mr *mr, struct ib_device *ibdev,
+				u64 start, u64 length, int access,
+				struct sroce_mr *tmp)
+{
+	int err;
+
+	tmp->umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(tmp->umem)) {
+		err = PTR_ERR(tmp->umem);
+		tmp->umem = NULL;
+		return err;
+	}
+	err = sroce_mr_map_umem(tmp);
+	if (err) {
+		kvfree(tmp->pages);
+		ib_umem_release(tmp->umem);
+	}
+	return err;
+}
+
+/*
+ * Re-register in place: the keys stay, as with rxe and hardware (a peer
+ * may already hold the rkey).  New translation, or more rights than the
+ * pages were pinned for, means new pages; the MR is hidden while its
+ * fields change.
  */
 struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct sroce_mr *old = to_smr(ibmr);
-	struct ib_mr *new;
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr tmp = {};
+	bool repin;
+	int err;
 
-	if (old->type != SROCE_MR_USER)
+	if (mr->type != SROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
-	/* ib_core destroys the old MR: not while windows are bound to it. */
-	if (sroce_mw_mr_close(old))
-		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		start = old->umem->address;
-		length = old->length;
-		iova = old->iova;
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
 	}
-	if (!(flags & IB_MR_REREG_PD))
-		ibpd = ibmr->pd;
 	if (!(flags & IB_MR_REREG_ACCESS))
-		access = old->access;
-	new = sroce_mr_reg_user(ibpd, start, length, iova, access, udata);
-	if (IS_ERR(new))
-		sroce_mw_mr_reopen(old);
-	return new;
+		access = mr->access;
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		(!mr->umem->writable && (access & ~IB_ACCESS_REMOTE_READ));
+	/* Windows are bound to the old range and rights. */
+	if (sroce_mw_mr_close(mr))
+		return ERR_PTR(-EBUSY);
+	if (repin) {
+		err = sroce_mr_rereg_trans(mr, ibmr->device, start, length,
+					   access, &tmp);
+		if (err) {
+			sroce_mw_mr_reopen(mr);
+			return ERR_PTR(err);
+		}
+	}
+	sroce_mr_hide(mr);
+	if (repin) {
+		swap(mr->umem, tmp.umem);
+		swap(mr->pages, tmp.pages);
+		mr->npages = tmp.npages;
+		mr->page_offset = tmp.page_offset;
+		mr->iova = iova;
+		mr->length = length;
+	}
+	mr->access = access;
+	if (flags & IB_MR_REREG_PD)
+		ibmr->pd = ibpd;	/* ib_core sets it too, after us */
+	smp_store_release(&mr->hidden, false);
+	sroce_mw_mr_reopen(mr);
+	if (repin) {
+		kvfree(tmp.pages);
+		ib_umem_release(tmp.umem);
+	}
+	return NULL;
 }
 
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -176,7 +238,9 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 	if (!obj)
 		return NULL;
 	mr = container_of(obj, struct sroce_mr, obj);
-	if (mr->ibmr.lkey != key) {
+	/* Our reference before the flag: pairs with sroce_mr_hide(). */
+	smp_mb__after_atomic();
+	if (mr->ibmr.lkey != key || READ_ONCE(mr->hidden)) {
 		sroce_obj_put(obj);
 		return NULL;
 	}

@@ -117,6 +117,7 @@ struct sroce_mr {
 	unsigned int page_offset;
 	/* Memory windows bound to it; < 0: being deregistered (mw.c). */
 	atomic_t mw_binds;
+	bool hidden;		/* rereg in progress: lookups fail */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
