@@ -566,10 +566,10 @@ static void test_qp_ex(struct ibv_pd *pd, struct ibv_cq *scq,
 	ret = ibv_destroy_qp(qp);
 	tap(!ret, "ibv_destroy_qp of the ex QP (ret %d)", ret);
 
-	ex.send_ops_flags |= IBV_QP_EX_WITH_LOCAL_INV;
+	ex.send_ops_flags |= IBV_QP_EX_WITH_TSO;
 	qp = ibv_create_qp_ex(ctx, &ex);
 	tap(!qp && errno == EOPNOTSUPP,
-	    "ibv_create_qp_ex asking for LOCAL_INV: EOPNOTSUPP (errno %d)", errno);
+	    "ibv_create_qp_ex asking for TSO: EOPNOTSUPP (errno %d)", errno);
 	if (qp)
 		ibv_destroy_qp(qp);
 	ex.send_ops_flags = IBV_QP_EX_WITH_SEND;
