@@ -48,7 +48,7 @@ tap_check "rdma link add fab2 (ns2, v2)" \
 tap_check "ns1 has UDP 4791 bound (IPv4 and IPv6)" sh -c \
 	'[ "$(ip netns exec ns1 ss -Hlun "sport = :4791" | wc -l)" -eq 2 ]'
 tap_check "init_net with rxe: sroce fails, port 4791 in use" sh -c \
-	'ip link add d1 type dummy && ! rdma link add y type sroce netdev d1 && dmesg | grep -q "sroce: UDP port 4791 is already in use"'
+	'ip link add d1 type veth peer name d1p && ! rdma link add y type sroce netdev d1 && dmesg | grep -q "sroce: UDP port 4791 is already in use"'
 # ib_core names the netdev only to processes in the netdev's namespace.
 tap_check "rdma link show: fab1 and fab2 ACTIVE" sh -c \
 	'out=$(rdma link show) && echo "$out" | grep -q "fab1/1 state ACTIVE" && echo "$out" | grep -q "fab2/1 state ACTIVE" || { echo "$out"; exit 1; }'
@@ -99,7 +99,7 @@ tap_check "missing netdev fails" sh -c '! rdma link add x type sroce netdev nosu
 tap_check "non-Ethernet netdev (lo) fails" sh -c \
 	'! rdma link add x type sroce netdev lo && dmesg | grep -q "sroce: x: netdev lo is not Ethernet"'
 tap_check "duplicate name fails" sh -c \
-	'ip netns exec ns1 ip link add d0 type dummy && ! ip netns exec ns1 rdma link add fab1 type sroce netdev d0 && dmesg | grep -q "sroce: device name fab1 is already in use"'
+	'ip netns exec ns1 ip link add d0 type veth peer name d0p && ! ip netns exec ns1 rdma link add fab1 type sroce netdev d0 && dmesg | grep -q "sroce: device name fab1 is already in use"'
 tap_check "second device on the same netdev fails" sh -c \
 	'! ip netns exec ns1 rdma link add fab9 type sroce netdev v1 && dmesg | grep -q "netdev v1 already has sroce device fab1"'
 
