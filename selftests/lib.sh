@@ -382,6 +382,13 @@ print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$addr")
 	return 1
 }
 
+# counters NS DEV: DEV's non-zero counters on one line, for diagnostics.
+counters() {
+	echo "$2: $(in_ns "$1" rdma statistic show link "$2/1" |
+		tr -s ' ' '\n' | paste - - | awk '$2 ~ /^[0-9]+$/ && $2 != 0' |
+		tr '\t\n' '= ')"
+}
+
 # in_ns NS CMD...: CMD in namespace NS, or in this one when NS is empty.
 in_ns() {
 	local ns=$1

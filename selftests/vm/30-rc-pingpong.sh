@@ -11,7 +11,12 @@ pingpong() {
 	PORT=$((PORT + 1))
 	run_pair "$sns" "$cns" "$PORT" -- \
 		ibv_rc_pingpong -d "$sdev" -g "$sgid" -s "$size" -n 50 -p "$PORT" --chk -- \
-		ibv_rc_pingpong -d "$cdev" -g "$cgid" -s "$size" -n 50 -p "$PORT" --chk "$peer"
+		ibv_rc_pingpong -d "$cdev" -g "$cgid" -s "$size" -n 50 -p "$PORT" --chk "$peer" &&
+		return 0
+	# What the transport saw, to tell a slow peer from lost packets.
+	counters "$sns" "$sdev"
+	[ "$sdev" = "$cdev" ] || counters "$cns" "$cdev"
+	return 1
 }
 
 tap_plan 12
