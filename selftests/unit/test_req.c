@@ -158,6 +158,34 @@ static void test_cwnd(void)
 	is(c.acc, 0, "no credit piles up at the maximum");
 }
 
+static void test_rtt(void)
+{
+	struct sroce_rtt r = { 0 };
+	int i;
+
+	is(sroce_rtt_rto_us(&r), 0, "no sample: no RTO of its own");
+	sroce_rtt_sample(&r, 100000);
+	is(r.srtt_us, 100000, "first sample: srtt is the sample");
+	is(r.rttvar_us, 50000, "first sample: rttvar is half of it");
+	is(sroce_rtt_rto_us(&r), 300000, "RTO = srtt + 4 rttvar");
+	sroce_rtt_sample(&r, 100000);
+	is(r.srtt_us, 100000, "same sample: srtt stays");
+	is(r.rttvar_us, 37500, "same sample: rttvar shrinks by a quarter");
+	for (i = 0; i < 200; i++)
+		sroce_rtt_sample(&r, 20);
+	ok(r.srtt_us < 100, "srtt follows a faster path (%u us)", r.srtt_us);
+	is(sroce_rtt_rto_us(&r), r.srtt_us + 1000,
+	   "steady: at least a 1 ms margin over srtt");
+	sroce_rtt_sample(&r, 5000000);
+	ok(r.srtt_us > 600000 && r.srtt_us < 700000,
+	   "one 5 s sample moves srtt by an eighth (%u us)", r.srtt_us);
+	ok(sroce_rtt_rto_us(&r) > 5000000,
+	   "and the variance lifts the RTO above the spike");
+	sroce_rtt_sample(&r, ~0ULL);
+	ok(r.srtt_us <= 60000000 && sroce_rtt_rto_us(&r) < (1ULL << 32) * 5,
+	   "absurd sample: clamped, no overflow");
+}
+
 int main(void)
 {
 	tap_start();
@@ -167,5 +195,6 @@ int main(void)
 	test_read_resp();
 	test_timeout();
 	test_cwnd();
+	test_rtt();
 	return tap_done();
 }

@@ -19,7 +19,32 @@ pingpong() {
 	return 1
 }
 
-tap_plan 12
+# counter NS DEV NAME: one counter's value.
+counter() {
+	ip netns exec "$1" rdma statistic show link "$2/1" |
+		tr -s ' ' '\n' | awk -v n="$3" '$0 == n {getline; print; exit}'
+}
+
+# A 100 ms round trip, longer than ibv_rc_pingpong's ACK timeout (14:
+# 67 ms): the first message times out once, after which the measured RTT
+# stretches the RTO and nothing is sent twice.  A fixed RTO would resend
+# every message (and, past 8 x 67 ms, fail the QP).
+long_rtt() {
+	local t0 t1 rc=0
+	ip netns exec ns1 tc qdisc add dev v1 root netem delay 100ms || return 1
+	t0=$(counter ns2 fab2 timeouts)
+	PORT=$((PORT + 1))
+	run_pair ns1 ns2 "$PORT" -- \
+		ibv_rc_pingpong -d fab1 -g "$G4A" -s 64 -n 20 -p "$PORT" --chk -- \
+		ibv_rc_pingpong -d fab2 -g "$G4B" -s 64 -n 20 -p "$PORT" --chk 192.168.77.1 \
+		>/dev/null || rc=1
+	t1=$(counter ns2 fab2 timeouts)
+	ip netns exec ns1 tc qdisc del dev v1 root
+	echo "client timeouts: $((t1 - t0)) for 20 round trips of 100 ms"
+	[ "$rc" = 0 ] && [ $((t1 - t0)) -le 2 ]
+}
+
+tap_plan 13
 tap_require "load sroce" sroce_load
 tap_require "provider" sroce_provider_setup
 tap_require "veth topology" topo_veth
@@ -42,4 +67,5 @@ tap_check "IPv6 GIDs, 64 B" pingpong ns1 fab1 "$G6A" ns2 fab2 "$G6B" 192.168.77.
 tap_check "IPv6 GIDs, 1 MiB" \
 	pingpong ns1 fab1 "$G6A" ns2 fab2 "$G6B" 192.168.77.1 1048576
 tap_check "loopback on fab1, 4 KiB" pingpong ns1 fab1 "$G4A" ns1 fab1 "$G4A" 127.0.0.1 4096
+tap_check "100 ms RTT: the RTO follows the measured RTT" long_rtt
 tap_done

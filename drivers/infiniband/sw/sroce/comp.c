@@ -8,6 +8,8 @@
  * acknowledged.  retry_cnt bounds the first and third, rnr_retry the
  * second (7: forever); both are refilled by any forward progress.
  */
+#include <linux/sched/clock.h>
+
 #include "sroce.h"
 #include "rc.h"
 
@@ -119,7 +121,28 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 
 	if (req->rewound && req->rewind_psn == psn)
 		return;
-	sroce_req_rewind(qp, psn);
+	sroce_req_rewind(qp, psn, false);
+}
+
+/*
+ * The timed packet is acknowledged: one RTT sample.  One from a packet
+ * resent after a timeout is an upper bound, only used to raise the
+ * estimate (the RTO was too short, or the packet lost).
+ */
+static void sroce_comp_rtt(struct sroce_req *req, u32 next)
+{
+	u64 now = local_clock(), us;
+
+	if (!req->rtt_timing || !sroce_psn_after(next, req->rtt_psn))
+		return;
+	req->rtt_timing = false;
+	/* local_clock() may differ a little between CPUs. */
+	if (now <= req->rtt_start_ns)
+		return;
+	us = div_u64(now - req->rtt_start_ns, NSEC_PER_USEC);
+	if (req->rtt_rto && req->rtt.valid && us <= req->rtt.srtt_us)
+		return;
+	sroce_rtt_sample(&req->rtt, us);
 }
 
 /* Every PSN before @next is acknowledged: drop records, refill retries. */
@@ -132,6 +155,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 		return;
 	acked = sroce_psn_sub(next, req->una);
 	req->una = next;
+	sroce_comp_rtt(req, next);
 	sroce_req_acked(qp, acked);
 	while (req->pkt_tail != req->pkt_head) {
 		struct sroce_txpkt *p =
@@ -231,7 +255,7 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp, u32 psn)
 	if (!sroce_comp_retry(qp))
 		return;
 	sroce_req_congestion(qp);
-	sroce_req_rewind(qp, psn);
+	sroce_req_rewind(qp, psn, false);
 }
 
 static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
@@ -251,7 +275,7 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
 		}
 		req->rnr_left--;
 	}
-	sroce_req_rewind(qp, psn);
+	sroce_req_rewind(qp, psn, false);
 	/* No retransmit timeout while we wait on purpose. */
 	req->rto_armed = false;
 	delay = max_t(unsigned long, usecs_to_jiffies(sroce_aeth_rnr_usec(timer)), 1);
@@ -454,5 +478,5 @@ void sroce_comp_timers(struct sroce_qp *qp)
 	if (READ_ONCE(qp->timeout) && !sroce_comp_retry(qp))
 		return;
 	sroce_req_congestion(qp);
-	sroce_req_rewind(qp, req->una);
+	sroce_req_rewind(qp, req->una, true);
 }

@@ -74,7 +74,6 @@ struct sroce_txpkt {
 	u32 psn;
 	u32 npsn;
 	u32 wqe;			/* SQ index */
-	unsigned long sent;		/* jiffies */
 };
 
 /* A responder resource: enough to answer a duplicate READ or ATOMIC. */
@@ -155,7 +154,7 @@ void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_arm(struct sroce_qp *qp);
 bool sroce_req_run(struct sroce_qp *qp, int budget);
 bool sroce_req_has_work(struct sroce_qp *qp);
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn, bool rto);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_congestion(struct sroce_qp *qp);
 void sroce_req_acked(struct sroce_qp *qp, u32 n);

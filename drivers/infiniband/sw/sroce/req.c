@@ -13,6 +13,7 @@
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/sched/clock.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -21,6 +22,8 @@
 #define SROCE_TIMEOUT_DEFAULT	17		/* 4.096 us << 17 = 537 ms */
 /* Below this, TCG guests and loaded hosts see spurious timeouts. */
 #define SROCE_RTO_MIN_MS	10
+/* The most the measured RTT may stretch the RTO to. */
+#define SROCE_RTO_RTT_MAX_MS	4000
 
 int sroce_req_init(struct sroce_qp *qp)
 {
@@ -91,17 +94,30 @@ void sroce_req_arm(struct sroce_qp *qp)
 	req->ackreq_psn = qp->sq_psn;
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	/* A new connection, perhaps to a new peer: learn its RTT afresh. */
+	req->rtt_timing = false;
+	memset(&req->rtt, 0, sizeof(req->rtt));
 	/* Pairs with the acquire in the work: the fields above first. */
 	smp_store_release(&req->ready, true);
 }
 
-/* Retransmit timeout: 4.096 us * 2^timeout (IBTA), within sane bounds. */
+/*
+ * Retransmit timeout: 4.096 us * 2^timeout (IBTA), or longer when the
+ * measured round trip says so.  A path, or a peer, slower than the
+ * application's timeout would otherwise see each message sent twice and,
+ * once a few round trips exceed retry_cnt timeouts, a QP failed for
+ * nothing: a 100 ms WAN path with the usual timeout 14 (67 ms), or a
+ * starved VM.  The RTT's share is capped, so that a stall cannot make a
+ * real loss wait for ever.
+ */
 unsigned long sroce_req_rto(const struct sroce_qp *qp)
 {
 	u8 t = READ_ONCE(qp->timeout) ?: SROCE_TIMEOUT_DEFAULT;
+	u64 ns = sroce_ack_timeout_ns(t);
+	u64 rtt_ns = sroce_rtt_rto_us(&qp->req.rtt) * NSEC_PER_USEC;
 
-	return max(nsecs_to_jiffies(sroce_ack_timeout_ns(t)),
-		   msecs_to_jiffies(SROCE_RTO_MIN_MS));
+	ns = max(ns, min_t(u64, rtt_ns, SROCE_RTO_RTT_MAX_MS * NSEC_PER_MSEC));
+	return max(nsecs_to_jiffies(ns), msecs_to_jiffies(SROCE_RTO_MIN_MS));
 }
 
 /* Fire no later than @when (the timer only kicks; the work decides). */
@@ -351,6 +367,17 @@ void sroce_req_acked(struct sroce_qp *qp, u32 n)
 	sroce_cwnd_acked(&qp->req.cwnd, qp->req.una, n);
 }
 
+/* Time this packet, first sent now, unless one is being timed already. */
+static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
+{
+	if (req->rtt_timing)
+		return;
+	req->rtt_timing = true;
+	req->rtt_rto = false;
+	req->rtt_psn = sroce_psn_add(psn, npsn - 1);
+	req->rtt_start_ns = local_clock();
+}
+
 static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn)
 {
 	struct sroce_txpkt *p = &req->pkts[req->pkt_head & (req->pkt_cap - 1)];
@@ -358,7 +385,6 @@ static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn)
 	p->psn = psn;
 	p->npsn = npsn;
 	p->wqe = req->cur;
-	p->sent = jiffies;
 	req->pkt_head++;
 }
 
@@ -500,6 +526,8 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	if (sroce_psn_before(psn, req->psn_max))
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
+	else
+		sroce_req_rtt_start(req, psn, npsn);
 
 	sroce_req_record(req, psn, npsn);
 	if (h.ackreq)
@@ -669,10 +697,24 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 /*
  * Go back to @psn (>= una) and send everything from there again.  Records
  * of packets at or after @psn are dropped: they will be sent anew.
+ * @rto: because the retransmit timer expired.
  */
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn, bool rto)
 {
 	struct sroce_req *req = &qp->req;
+
+	/*
+	 * Karn: the timed packet's ACK will not tell which copy it answers.
+	 * After a timeout keep timing anyway, as an upper bound: if the RTO
+	 * is shorter than the path's RTT, every packet times out and no
+	 * clean sample could ever correct it.
+	 */
+	if (req->rtt_timing && sroce_psn_before_eq(psn, req->rtt_psn)) {
+		if (rto)
+			req->rtt_rto = true;
+		else
+			req->rtt_timing = false;
+	}
 
 	sroce_req_seek(qp, psn);
 	while (req->pkt_head != req->pkt_tail) {

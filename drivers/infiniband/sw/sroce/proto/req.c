@@ -141,3 +141,41 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n)
 	c->acc %= c->grow_every;
 	c->cwnd = grown > c->max ? c->max : (uint32_t)grown;
 }
+
+/* Longer samples are clamped: a stall that long says nothing of the path. */
+#define SROCE_RTT_SAMPLE_MAX_US	60000000U
+/* The RTO's least margin over the smoothed RTT. */
+#define SROCE_RTT_MARGIN_US	1000U
+
+static uint32_t sroce_rtt_absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+void sroce_rtt_sample(struct sroce_rtt *r, uint64_t sample_us)
+{
+	uint32_t s = sample_us > SROCE_RTT_SAMPLE_MAX_US ?
+		     SROCE_RTT_SAMPLE_MAX_US : (uint32_t)sample_us;
+
+	if (!r->valid) {
+		r->srtt_us = s;
+		r->rttvar_us = s / 2;
+		r->valid = true;
+		return;
+	}
+	/* rttvar = 3/4 rttvar + 1/4 |srtt - s|; srtt = 7/8 srtt + 1/8 s. */
+	r->rttvar_us = r->rttvar_us - r->rttvar_us / 4 +
+		       sroce_rtt_absdiff(r->srtt_us, s) / 4;
+	r->srtt_us = r->srtt_us - r->srtt_us / 8 + s / 8;
+}
+
+/* srtt + max(margin, 4 * rttvar); 0 before the first sample. */
+uint64_t sroce_rtt_rto_us(const struct sroce_rtt *r)
+{
+	uint64_t var = (uint64_t)r->rttvar_us * 4;
+
+	if (!r->valid)
+		return 0;
+	return r->srtt_us + (var > SROCE_RTT_MARGIN_US ? var :
+			     SROCE_RTT_MARGIN_US);
+}

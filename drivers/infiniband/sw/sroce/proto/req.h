@@ -49,4 +49,19 @@ bool sroce_cwnd_allows(const struct sroce_cwnd *c, uint32_t una,
 bool sroce_cwnd_loss(struct sroce_cwnd *c, uint32_t una, uint32_t psn_max);
 void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n);
 
+/*
+ * Round-trip time estimate (RFC 6298's smoothed RTT and mean deviation),
+ * in microseconds.  The caller feeds one sample per round trip and never
+ * one from a packet that was sent twice (Karn), since its ACK could
+ * answer either copy.
+ */
+struct sroce_rtt {
+	uint32_t srtt_us;
+	uint32_t rttvar_us;
+	bool valid;
+};
+
+void sroce_rtt_sample(struct sroce_rtt *r, uint64_t sample_us);
+uint64_t sroce_rtt_rto_us(const struct sroce_rtt *r);
+
 #endif /* _SROCE_PROTO_REQ_H */
