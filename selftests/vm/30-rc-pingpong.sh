@@ -1,6 +1,7 @@
 #!/bin/bash
 # ibv_rc_pingpong --chk across two namespaces (IPv4 and IPv6 GIDs) and in
-# loopback on one device, at 64 B, 4 KiB, 64 KiB and 1 MiB.
+# loopback on one device, at 64 B, 4 KiB, 64 KiB and 1 MiB; then over a
+# 100 ms round trip, where the RTO must follow the measured RTT.
 # sroce-timeout: 900
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
