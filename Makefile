@@ -13,6 +13,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 SROCE_VERSION := $(shell cat $(CURDIR)/VERSION)
 MODDIR := drivers/infiniband/sw/sroce
 DESTDIR ?=
+MANDIR ?= /usr/share/man
 
 export KVER
 
@@ -32,11 +33,14 @@ install: all
 	install -D -m 0644 $(MODDIR)/sroce.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
 	$(MAKE) -C tools/lib/sroce install DESTDIR=$(DESTDIR)
+	install -D -m 0644 Documentation/man/sroce.7 \
+		$(DESTDIR)$(MANDIR)/man7/sroce.7
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
 	$(MAKE) -C tools/lib/sroce uninstall DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man7/sroce.7
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 clean:

@@ -14,11 +14,13 @@ PACKAGES="
 	libibverbs-dev librdmacm-dev python3-pyverbs
 	iproute2 iperf3 tshark
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
+	man-db groff-base
 	iputils-ping xz-utils binutils python3
 	bc flex bison libelf-dev libssl-dev rsync
 "
 # clang and its runtime: the libFuzzer targets of the protocol core;
-# linux-source-6.1: checkpatch.pl for the style gate.
+# linux-source-6.1: checkpatch.pl for the style gate; man-db and groff-base
+# render sroce(7) (selftests/host/41-man.sh).
 # The line before last is for the VM harness (tools/qemu): ping in tests, xz and
 # readelf to unpack the kernel for a fast PVH boot, python3 to pick ports.
 # The last line builds the debug kernel (tools/debug-kernel, `make
