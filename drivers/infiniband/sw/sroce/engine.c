@@ -424,10 +424,8 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
 	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
-	if (qpn == 1) {
+	if (qpn == 1)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_GSI);
-		goto drop;
-	}
 	qp = sroce_qp_lookup(sdev, qpn);
 	if (!qp) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
