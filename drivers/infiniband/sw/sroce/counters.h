@@ -53,6 +53,7 @@ enum sroce_counter {
 	SROCE_CNT_BAD_WQES,		/* WQEs that failed validation */
 	SROCE_CNT_RX_BAD_QKEY,		/* UD: Q_Key is not the QP's */
 	SROCE_CNT_RX_UD_NO_WQE,		/* UD: no receive WQE posted */
+	SROCE_CNT_RX_UC_DROPPED,	/* UC: messages lost or refused */
 	SROCE_CNT_MAX
 };
 

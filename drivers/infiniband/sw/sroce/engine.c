@@ -169,6 +169,8 @@ static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 		return false;
 	if (sroce_qp_is_ud(qp))
 		return sroce_ud_run(qp, SROCE_BUDGET);
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return sroce_uc_run(qp, SROCE_BUDGET);
 	more = sroce_engine_rx(qp, SROCE_BUDGET);
 	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
 	/* Pairs with sroce_req_arm(). */

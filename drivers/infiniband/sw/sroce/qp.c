@@ -34,8 +34,8 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	const struct ib_device_attr *a = &sdev->attr;
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
