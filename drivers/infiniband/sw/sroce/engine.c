@@ -442,7 +442,8 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	/* The AV is set before RTR is published and fixed from then on. */
 	state = READ_ONCE(qp->state);
 	if (state >= IB_QPS_RTR && state != IB_QPS_ERR &&
-	    qp->ibqp.qp_type == IB_QPT_RC && !sroce_engine_addr_ok(qp, skb)) {
+	    (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
+	    !sroce_engine_addr_ok(qp, skb)) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_ADDR);
 		sroce_qp_put(qp);
 		goto drop;
