@@ -22,7 +22,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
 	SROCE_CNT_RX_ICRC_ERR,
 	SROCE_CNT_RX_BAD_PKEY,
-	SROCE_CNT_RX_BAD_TRANSPORT,	/* not RC, or CNP (not handled yet) */
+	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, XRC, CNP, or not its QP's */
 	SROCE_CNT_RX_UNKNOWN_QP,
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP, not from its peer */
 	SROCE_CNT_RX_GSI,		/* QP1 (CM) packets */
