@@ -250,6 +250,237 @@ out_pd:
 	ib_dealloc_pd(pd);
 }
 
+/* ---- SRQ: receives through a shared queue, and its limit event ---- */
+
+static atomic_t kt_srq_limit_events;
+
+static void kt_srq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		atomic_inc(&kt_srq_limit_events);
+}
+
+static int kt_post_srq(struct ib_srq *srq, u8 *buf, u32 lkey, u64 wr_id)
+{
+	struct ib_sge sge = { (uintptr_t)buf, 256, lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_srq_recv(srq, &wr, &bad);
+}
+
+static void test_srq_data(struct ib_qp *qp, struct ib_srq *srq,
+			  struct ib_pd *pd)
+{
+	u8 *src = kmalloc(256, GFP_KERNEL), *dst = kzalloc(4 * 256, GFP_KERNEL);
+	struct ib_sge ssge = { (uintptr_t)src, 200, pd->local_dma_lkey };
+	struct ib_srq_attr sa = { .srq_limit = 3 };
+	struct ib_recv_wr rwr = {};
+	const struct ib_recv_wr *rbad;
+	struct ib_send_wr swr = {};
+	struct ib_wc wc;
+	bool ok = true;
+	int i;
+
+	if (!src || !dst)
+		goto out;
+	for (i = 0; i < 4; i++)
+		ok &= !kt_post_srq(srq, dst + i * 256, pd->local_dma_lkey,
+				   100 + i);
+	check(ok, "ib_post_srq_recv");
+	check(!ib_modify_srq(srq, &sa, IB_SRQ_LIMIT), "ib_modify_srq arms limit 3");
+	check(ib_post_recv(qp, &rwr, &rbad) != 0,
+	      "ib_post_recv on a QP of an SRQ is refused");
+	swr.opcode = IB_WR_SEND;
+	swr.sg_list = &ssge;
+	swr.num_sge = 1;
+	for (i = 0; i < 2; i++) {
+		memset(src, 0x30 + i, 200);
+		swr.wr_id = 10 + i;
+		ok = kt_post_and_wait(qp, &swr, IB_WC_SEND) &&
+		     !kt_poll(qp->recv_cq, &wc) &&
+		     wc.status == IB_WC_SUCCESS && wc.wr_id == 100 + i &&
+		     wc.byte_len == 200 && wc.qp == qp &&
+		     dst[i * 256 + 199] == 0x30 + i;
+		check(ok, "SEND lands in the next SRQ WQE");
+		/* The event comes before the completion that caused it. */
+		check(atomic_read(&kt_srq_limit_events) == i,
+		      i ? "SRQ limit event below the limit" :
+			  "no SRQ limit event at the limit");
+	}
+	check(!ib_query_srq(srq, &sa) && sa.srq_limit == 0,
+	      "the limit event disarmed the limit");
+out:
+	kfree(src);
+	kfree(dst);
+}
+
+static void test_srq(struct ib_device *ibdev)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = kt_srq_event,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 64 };
+	struct ib_qp_init_attr init = {};
+	struct ib_cq *cq, *rcq;
+	struct ib_srq *srq;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+
+	pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(pd))
+		return;
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	rcq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	srq = ib_create_srq(pd, &sattr);
+	check(!IS_ERR(srq) && sattr.attr.max_wr >= 16, "ib_create_srq");
+	if (IS_ERR(cq) || IS_ERR(rcq) || IS_ERR(srq))
+		goto out;
+	init.send_cq = cq;
+	init.recv_cq = rcq;
+	init.srq = srq;
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.cap.max_send_wr = 16;
+	init.cap.max_send_sge = 1;
+	qp = ib_create_qp(pd, &init);
+	check(!IS_ERR(qp), "create_qp RC on an SRQ");
+	if (IS_ERR(qp))
+		goto out;
+	if (!test_qp_connect(qp))
+		test_srq_data(qp, srq, pd);
+	check(!ib_destroy_qp(qp), "destroy_qp (on the SRQ)");
+out:
+	if (!IS_ERR(srq))
+		check(!ib_destroy_srq_user(srq, NULL), "ib_destroy_srq");
+	if (!IS_ERR(rcq))
+		ib_destroy_cq(rcq);
+	if (!IS_ERR(cq))
+		ib_destroy_cq(cq);
+	ib_dealloc_pd(pd);
+}
+
+/* ---- UD: an AH to ourselves, a datagram with its GRH ---- */
+
+#define KT_QKEY		0x4b7e57
+#define KT_GRH		40
+
+static int kt_ud_connect(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = KT_QKEY,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (!err) {
+		a.qp_state = IB_QPS_RTR;
+		err = ib_modify_qp(qp, &a, IB_QP_STATE);
+	}
+	if (!err) {
+		a.qp_state = IB_QPS_RTS;
+		a.sq_psn = 7;
+		err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+	}
+	check(!err, "UD QP to RTS");
+	return err;
+}
+
+static void test_ud_data(struct ib_qp *qp, struct ib_pd *pd, struct ib_ah *ah)
+{
+	u8 *src = kmalloc(300, GFP_KERNEL), *dst = kzalloc(KT_GRH + 300,
+							  GFP_KERNEL);
+	struct ib_sge ssge = { (uintptr_t)src, 300, pd->local_dma_lkey };
+	struct ib_sge rsge = { (uintptr_t)dst, KT_GRH + 300,
+			       pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 5, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_ud_wr ud = {};
+	const struct ib_recv_wr *rbad;
+	struct ib_wc wc;
+	int i;
+
+	if (!src || !dst)
+		goto out;
+	for (i = 0; i < 300; i++)
+		src[i] = i * 3 + 1;
+	check(!ib_post_recv(qp, &rwr, &rbad), "UD post_recv");
+	ud.wr.wr_id = 6;
+	ud.wr.opcode = IB_WR_SEND;
+	ud.wr.sg_list = &ssge;
+	ud.wr.num_sge = 1;
+	ud.ah = ah;
+	ud.remote_qpn = qp->qp_num;
+	ud.remote_qkey = KT_QKEY;
+	check(kt_post_and_wait(qp, &ud.wr, IB_WC_SEND), "UD SEND completes");
+	check(!kt_poll(qp->recv_cq, &wc) && wc.status == IB_WC_SUCCESS &&
+	      wc.wr_id == 5 && wc.byte_len == KT_GRH + 300 &&
+	      wc.src_qp == qp->qp_num && (wc.wc_flags & IB_WC_GRH) &&
+	      (wc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) &&
+	      (wc.network_hdr_type == RDMA_NETWORK_IPV4 ||
+	       wc.network_hdr_type == RDMA_NETWORK_IPV6),
+	      "UD receive: byte_len, src_qp, GRH, network header type");
+	check(!memcmp(dst + KT_GRH, src, 300), "UD data after the GRH area");
+out:
+	kfree(src);
+	kfree(dst);
+}
+
+static void test_ud(struct ib_device *ibdev)
+{
+	struct ib_cq_init_attr cattr = { .cqe = 64 };
+	struct ib_qp_init_attr init = {};
+	struct rdma_ah_attr aa = {};
+	struct ib_cq *cq, *rcq;
+	struct ib_ah *ah = NULL;
+	union ib_gid gid;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+
+	pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(pd))
+		return;
+	cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	rcq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	if (IS_ERR(cq) || IS_ERR(rcq))
+		goto out;
+	init.send_cq = cq;
+	init.recv_cq = rcq;
+	init.qp_type = IB_QPT_UD;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.cap.max_send_wr = 8;
+	init.cap.max_recv_wr = 8;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	qp = ib_create_qp(pd, &init);
+	check(!IS_ERR(qp), "create_qp UD");
+	if (IS_ERR(qp))
+		goto out;
+	if (rdma_query_gid(ibdev, 1, gid_index, &gid))
+		goto out_qp;
+	aa.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&aa, 1);
+	rdma_ah_set_grh(&aa, &gid, 0, gid_index, 64, 0);
+	ah = rdma_create_ah(pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	check(!IS_ERR(ah), "rdma_create_ah (loopback GID)");
+	if (!IS_ERR(ah) && !kt_ud_connect(qp))
+		test_ud_data(qp, pd, ah);
+	if (!IS_ERR(ah))
+		check(!rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL),
+		      "rdma_destroy_ah");
+out_qp:
+	check(!ib_destroy_qp(qp), "destroy_qp UD");
+out:
+	if (!IS_ERR(rcq))
+		ib_destroy_cq(rcq);
+	if (!IS_ERR(cq))
+		ib_destroy_cq(cq);
+	ib_dealloc_pd(pd);
+}
+
 static int __init sroce_ktest_init(void)
 {
 	struct ib_device *ibdev;
@@ -266,6 +497,8 @@ static int __init sroce_ktest_init(void)
 	test_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY,
 		"ib_alloc_pd(IB_PD_UNSAFE_GLOBAL_RKEY)");
 	test_qp(ibdev);
+	test_srq(ibdev);
+	test_ud(ibdev);
 	ib_device_put(ibdev);
 	pr_info("sroce_ktest: %d failures\n", fails);
 	return fails ? -EIO : 0;

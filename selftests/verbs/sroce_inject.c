@@ -1582,8 +1582,9 @@ static void send_transport(struct cx *c, uint8_t tr, uint8_t op)
 }
 
 /*
- * The device handles UD, so the packet passes the device's checks (and
- * counts in rx_packets) and is refused by the RC QP it names.
+ * The device handles UD and UC, so these packets pass the device's
+ * checks (and count in rx_packets) and are refused by the RC QP they
+ * name.
  */
 static void case_transport_ud(struct cx *c)
 {
@@ -1595,6 +1596,7 @@ static void case_transport_ud(struct cx *c)
 static void case_transport_uc(struct cx *c)
 {
 	send_transport(c, SROCE_TR_UC, SROCE_OP_WRITE_ONLY);
+	expect(c, C_RX, 1);
 }
 
 static void case_transport_xrc(struct cx *c)

@@ -166,6 +166,8 @@ static uint64_t hw_counter(const struct side *s, const char *name)
 	unsigned long long v = 0;
 	FILE *f;
 
+	/* ib_core serves a cached copy younger than its lifespan (10 ms). */
+	usleep(50000);
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", s->dev,
 		 name);

@@ -17,7 +17,7 @@ tap_plan 5
 tap_require "load the RDMA stack" sroce_load
 topo_veth
 tap_require "rdma link add fab1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
-tap_check "kernel PD, DMA MR and attributes on fab1" ktest_pass
+tap_check "kernel PD, DMA MR, RC, SRQ and UD on fab1" ktest_pass
 tap_check "the checker itself fails on a missing device" sh -c \
 	"rmmod sroce_ktest && ! insmod '$KTEST' dev=nosuch"
 tap_check "device deleted cleanly after kernel use" sh -c \

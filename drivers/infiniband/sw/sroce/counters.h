@@ -22,10 +22,10 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
 	SROCE_CNT_RX_ICRC_ERR,
 	SROCE_CNT_RX_BAD_PKEY,
-	SROCE_CNT_RX_BAD_TRANSPORT,	/* not RC, or CNP (not handled yet) */
+	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, XRC, CNP, or not its QP's */
 	SROCE_CNT_RX_UNKNOWN_QP,
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP, not from its peer */
-	SROCE_CNT_RX_GSI,		/* QP1 (CM): not handled yet */
+	SROCE_CNT_RX_GSI,		/* QP1 (CM) packets */
 	SROCE_CNT_RX_DROPPED,		/* QP not ready, queue full */
 	SROCE_CNT_RX_DUP_REQ,		/* responder: duplicate requests */
 	SROCE_CNT_RX_OOS_REQ,		/* responder: out of sequence */
@@ -53,6 +53,7 @@ enum sroce_counter {
 	SROCE_CNT_BAD_WQES,		/* WQEs that failed validation */
 	SROCE_CNT_RX_BAD_QKEY,		/* UD: Q_Key is not the QP's */
 	SROCE_CNT_RX_UD_NO_WQE,		/* UD: no receive WQE posted */
+	SROCE_CNT_RX_UC_DROPPED,	/* UC: messages lost or refused */
 	SROCE_CNT_MAX
 };
 

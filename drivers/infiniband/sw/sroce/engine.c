@@ -169,6 +169,8 @@ static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 		return false;
 	if (sroce_qp_is_ud(qp))
 		return sroce_ud_run(qp, SROCE_BUDGET);
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return sroce_uc_run(qp, SROCE_BUDGET);
 	more = sroce_engine_rx(qp, SROCE_BUDGET);
 	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
 	/* Pairs with sroce_req_arm(). */
@@ -424,10 +426,8 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
 	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
-	if (qpn == 1) {
+	if (qpn == 1)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_GSI);
-		goto drop;
-	}
 	qp = sroce_qp_lookup(sdev, qpn);
 	if (!qp) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
@@ -442,7 +442,8 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	/* The AV is set before RTR is published and fixed from then on. */
 	state = READ_ONCE(qp->state);
 	if (state >= IB_QPS_RTR && state != IB_QPS_ERR &&
-	    qp->ibqp.qp_type == IB_QPT_RC && !sroce_engine_addr_ok(qp, skb)) {
+	    (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
+	    !sroce_engine_addr_ok(qp, skb)) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_ADDR);
 		sroce_qp_put(qp);
 		goto drop;

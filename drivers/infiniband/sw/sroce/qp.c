@@ -34,7 +34,8 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	const struct ib_device_attr *a = &sdev->attr;
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
@@ -130,7 +131,12 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_engine_qp_init(qp);
 	if (err)
 		goto err_rings;
-	err = sroce_table_add(&sdev->qp_table, &qp->obj);
+	/* The GSI QP (ib_mad's, for the CM) is QP1 by definition. */
+	if (init->qp_type == IB_QPT_GSI)
+		err = udata ? -EINVAL :
+		      sroce_table_add_at(&sdev->qp_table, &qp->obj, 1);
+	else
+		err = sroce_table_add(&sdev->qp_table, &qp->obj);
 	if (err)
 		goto err_engine;
 	ibqp->qp_num = qp->obj.index;

@@ -43,6 +43,28 @@ int sroce_table_add(struct sroce_table *t, struct sroce_obj *obj)
 	return 0;
 }
 
+/*
+ * Publish @obj at a fixed @index, outside the range add() hands out (the
+ * GSI QP is QP1); -EBUSY if it is taken.
+ */
+int sroce_table_add_at(struct sroce_table *t, struct sroce_obj *obj,
+		       u32 index)
+{
+	int err;
+
+	if (atomic_inc_return(&t->count) > t->max) {
+		atomic_dec(&t->count);
+		return -ENOMEM;
+	}
+	refcount_set(&obj->ref, 1);
+	init_completion(&obj->released);
+	obj->index = index;
+	err = xa_insert_bh(&t->xa, index, obj, GFP_KERNEL);
+	if (err)
+		atomic_dec(&t->count);
+	return err;
+}
+
 struct sroce_obj *sroce_table_get(struct sroce_table *t, u32 index)
 {
 	struct sroce_obj *obj;

@@ -40,6 +40,8 @@ struct sroce_table {
 void sroce_table_init(struct sroce_table *t, u32 min, u32 max);
 void sroce_table_destroy(struct sroce_table *t);
 int sroce_table_add(struct sroce_table *t, struct sroce_obj *obj);
+int sroce_table_add_at(struct sroce_table *t, struct sroce_obj *obj,
+		       u32 index);
 struct sroce_obj *sroce_table_get(struct sroce_table *t, u32 index);
 void sroce_table_remove(struct sroce_table *t, struct sroce_obj *obj);
 

@@ -44,15 +44,18 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
 }
 
 /* Our copy of the WQE at SQ index @idx. */
-static u8 *sroce_ud_raw(struct sroce_qp *qp, u32 idx)
+u8 *sroce_ud_raw(struct sroce_qp *qp, u32 idx)
 {
 	return qp->req.raw + (size_t)(idx & qp->sq.mask) * qp->sq.stride;
 }
 
-/* The payload: inline bytes or SGEs, sizes from our copy of the header. */
-static enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
-					    struct sroce_swqe *w, u8 *raw,
-					    const u8 *slot)
+/*
+ * The payload: inline bytes or SGEs, sizes from our copy of the header,
+ * at most @max bytes (UD: the MTU; UC: a message).
+ */
+enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
+				     struct sroce_swqe *w, u8 *raw,
+				     const u8 *slot, u64 max)
 {
 	const struct sroce_send_wqe *wqe = (const void *)raw;
 	u32 body = qp->sq.stride - SROCE_SEND_WQE_HDR_SIZE;
@@ -61,7 +64,8 @@ static enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
 	if (wqe->send_flags & IB_SEND_INLINE) {
 		if (wqe->num_sge)
 			return IB_WC_LOC_QP_OP_ERR;
-		if (wqe->inline_len > qp->max_inline || wqe->inline_len > body)
+		if (wqe->inline_len > qp->max_inline ||
+		    wqe->inline_len > body || wqe->inline_len > max)
 			return IB_WC_LOC_LEN_ERR;
 		memcpy(raw + SROCE_SEND_WQE_HDR_SIZE,
 		       slot + SROCE_SEND_WQE_HDR_SIZE, wqe->inline_len);
@@ -78,8 +82,7 @@ static enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
 	w->num_sge = wqe->num_sge;
 	if (sroce_copy_sgl_check(qp, w->sge, w->num_sge, 0, &total))
 		return IB_WC_LOC_PROT_ERR;
-	/* One packet per message. */
-	if (total > sroce_ud_mtu(qp))
+	if (total > max)
 		return IB_WC_LOC_LEN_ERR;
 	w->length = total;
 	return IB_WC_SUCCESS;
@@ -99,7 +102,8 @@ static enum ib_wc_status sroce_ud_validate(struct sroce_qp *qp,
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	return sroce_ud_copy_body(qp, w, raw, slot);
+	/* One packet per message. */
+	return sroce_ud_copy_body(qp, w, raw, slot, sroce_ud_mtu(qp));
 }
 
 /* Copy the WQE at the head of the SQ out of the ring, then check it. */
@@ -127,7 +131,7 @@ static void sroce_ud_fetch(struct sroce_qp *qp)
  * WQEs posted and not retired, or 0 after asking for a doorbell (the
  * store, full barrier, re-read dance of req.c), or -EIO if corrupt.
  */
-static int sroce_ud_sq_avail(struct sroce_qp *qp)
+int sroce_ud_sq_avail(struct sroce_qp *qp)
 {
 	u32 *flags = &qp->sq.hdr->flags;
 	int n = sroce_queue_avail(&qp->sq);
@@ -232,7 +236,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 }
 
 /* A WQE that cannot be sent: it fails, and the SQ with it (SQE). */
-static void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
+void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	spin_lock_bh(&qp->state_lock);
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
@@ -241,7 +245,7 @@ static void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
 	sroce_comp_wqe(qp, w, w->status);
 }
 
-static void sroce_ud_drained(struct sroce_qp *qp)
+void sroce_ud_drained(struct sroce_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -261,13 +265,13 @@ static bool sroce_ud_next(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	int n;
 
-	if (qp->req.fetch != qp->sq.index)
-		return true;
 	/* SQD: every WQE retires whole, so the SQ is drained here. */
 	if (state == IB_QPS_SQD) {
 		sroce_ud_drained(qp);
 		return false;
 	}
+	if (qp->req.fetch != qp->sq.index)
+		return true;
 	n = sroce_ud_sq_avail(qp);
 	if (n < 0) {
 		pr_warn_ratelimited("sroce: QP %u: SQ producer index is corrupt\n",
@@ -315,21 +319,21 @@ static bool sroce_ud_send(struct sroce_qp *qp, int budget)
 /* Receive                                                             */
 /* ------------------------------------------------------------------ */
 
-static struct sroce_sge *sroce_ud_rsges(struct sroce_qp *qp)
+struct sroce_sge *sroce_ud_rsges(struct sroce_qp *qp)
 {
 	return (struct sroce_sge *)(qp->resp.rwqe + 1);
 }
 
 /*
  * Retire the receive WQE copied into resp.rwqe: its slot goes back to
- * the poster, then the completion.
+ * the poster, then the completion (@cqe->opcode: IB_WC_RECV, or
+ * IB_WC_RECV_RDMA_WITH_IMM on UC).
  */
-static void sroce_ud_recv_done(struct sroce_qp *qp, struct sroce_cqe *cqe,
-			       bool solicited)
+void sroce_ud_recv_done(struct sroce_qp *qp, struct sroce_cqe *cqe,
+			bool solicited)
 {
 	cqe->wr_id = qp->resp.rwqe->wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
-	cqe->opcode = IB_WC_RECV;
 	cqe->port_num = SROCE_PORT;
 	sroce_queue_consume(&qp->rq, 1);
 	sroce_engine_cqe(qp, qp->rcq, cqe, solicited);
@@ -340,10 +344,12 @@ static void sroce_ud_recv_done(struct sroce_qp *qp, struct sroce_cqe *cqe,
  * *room gets the bytes its SGEs hold.  1, 0 if none is posted, < 0 if
  * the QP failed.
  */
-static int sroce_ud_rwqe(struct sroce_qp *qp, u64 *room)
+int sroce_ud_rwqe(struct sroce_qp *qp, u64 *room)
 {
 	struct sroce_queue *q = &qp->rq;
-	struct sroce_cqe cqe = { .status = IB_WC_LOC_QP_OP_ERR };
+	struct sroce_cqe cqe = {
+		.status = IB_WC_LOC_QP_OP_ERR, .opcode = IB_WC_RECV,
+	};
 	const u8 *slot;
 	u32 i, nsge;
 	int n;
@@ -431,6 +437,7 @@ static void sroce_ud_deliver(struct sroce_qp *qp, struct sk_buff *skb,
 			     const u8 *grh)
 {
 	struct sroce_cqe cqe = {
+		.opcode = IB_WC_RECV,
 		.byte_len = SROCE_UD_GRH_BYTES + h->payload_len,
 		.src_qp = h->src_qpn,
 		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,

@@ -12,7 +12,8 @@
  * UD QPs (and the GSI QP, QP1, which is UD with its own number) run in
  * the same engine slots as RC: one packet per WQE, with a DETH, no ACK
  * and no retransmission; a receive takes the next WQE of the RQ or SRQ
- * and gets the 40-byte GRH area first.
+ * and gets the 40-byte GRH area first.  UC (uc.c) shares their send
+ * side's steps: messages segmented like RC's, never acknowledged.
  */
 #ifndef _SROCE_UD_H
 #define _SROCE_UD_H
@@ -42,13 +43,15 @@ static inline bool sroce_transport_supported(u8 opcode)
 {
 	u8 tr = opcode & SROCE_TR_MASK;
 
-	return tr == SROCE_TR_RC || tr == SROCE_TR_UD;
+	return tr == SROCE_TR_RC || tr == SROCE_TR_UD || tr == SROCE_TR_UC;
 }
 
 /* The transport of the packets a QP may receive (BTH opcode bits). */
 static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
 {
-	return sroce_qp_is_ud(qp) ? SROCE_TR_UD : SROCE_TR_RC;
+	if (sroce_qp_is_ud(qp))
+		return SROCE_TR_UD;
+	return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TR_UC : SROCE_TR_RC;
 }
 
 /* ah.c */
@@ -66,5 +69,22 @@ int sroce_ah_get_av(struct sroce_qp *qp, u32 ahn, struct sroce_av *av);
 bool sroce_ud_run(struct sroce_qp *qp, int budget);
 int sroce_ud_wqe_from_wr(const struct ib_send_wr *wr,
 			 struct sroce_send_wqe *wqe);
+
+/* ud.c, shared with uc.c: the unreliable transports' common steps. */
+struct sroce_swqe;
+u8 *sroce_ud_raw(struct sroce_qp *qp, u32 idx);
+enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
+				     struct sroce_swqe *w, u8 *raw,
+				     const u8 *slot, u64 max);
+int sroce_ud_sq_avail(struct sroce_qp *qp);
+void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w);
+void sroce_ud_drained(struct sroce_qp *qp);
+struct sroce_sge *sroce_ud_rsges(struct sroce_qp *qp);
+int sroce_ud_rwqe(struct sroce_qp *qp, u64 *room);
+void sroce_ud_recv_done(struct sroce_qp *qp, struct sroce_cqe *cqe,
+			bool solicited);
+
+/* uc.c */
+bool sroce_uc_run(struct sroce_qp *qp, int budget);
 
 #endif /* _SROCE_UD_H */

@@ -1,0 +1,57 @@
+#!/bin/bash
+# The GSI QP (QP1): ib_mad creates it at registration, and the CM runs on
+# it.  rdma_cm programs connect over sroce between two namespaces: rping
+# -V (RC, IPv4 and IPv6), ucmatose (RC), udaddy (UD through SIDR).
+# sroce-timeout: 900
+set -u
+. "$SROCE_TREE/selftests/lib.sh"
+
+# cm_pair SNS CNS -- SERVER... -- CLIENT...: rdma_cm servers listen on
+# no TCP port, so give the server a moment, and retry the client once.
+cm_pair() {
+	local sns=$1 cns=$2 spid rc=0 src=0
+	local -a srv=() cli=()
+	shift 2
+	[ "$1" = -- ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	ip netns exec "$sns" timeout 300 "${srv[@]}" >"$SROCE_RESULTS/server.out" 2>&1 &
+	spid=$!
+	sleep 3
+	timeout 300 ip netns exec "$cns" "${cli[@]}" || {
+		sleep 3
+		rc=0
+		timeout 300 ip netns exec "$cns" "${cli[@]}" || rc=$?
+	}
+	wait "$spid" || src=$?
+	echo "--- server (exit $src):"
+	cat "$SROCE_RESULTS/server.out"
+	[ "$rc" = 0 ] && [ "$src" = 0 ]
+}
+
+no_qp1_error() {
+	! dmesg | grep -E "Couldn't create ib_mad QP1|ib_mad.*fab"
+}
+
+tap_plan 10
+tap_require "load sroce" sroce_load
+tap_require "provider" sroce_provider_setup
+tap_require "veth topology" topo_veth
+tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
+tap_require "fab2 on v2" ip netns exec ns2 rdma link add fab2 type sroce netdev v2
+wait_for 10 gid_index ns1 fab1 fd77::1 >/dev/null
+wait_for 10 gid_index ns2 fab2 fd77::2 >/dev/null
+tap_check "ib_mad created QP1 on both devices" no_qp1_error
+tap_check "rping -V, IPv4" cm_pair ns2 ns1 -- \
+	rping -s -a 192.168.77.2 -p 18900 -C 20 -V -- \
+	rping -c -a 192.168.77.2 -p 18900 -C 20 -V
+tap_check "rping -V, IPv6" cm_pair ns2 ns1 -- \
+	rping -s -a fd77::2 -p 18901 -C 20 -V -- \
+	rping -c -a fd77::2 -p 18901 -C 20 -V
+tap_check "ucmatose, IPv4" cm_pair ns2 ns1 -- \
+	ucmatose -b 192.168.77.2 -C 10 -- ucmatose -s 192.168.77.2 -C 10
+tap_check "udaddy, IPv4" cm_pair ns2 ns1 -- \
+	udaddy -b 192.168.77.2 -C 10 -- udaddy -s 192.168.77.2 -C 10
+rdma statistic show link fab2/1 | tap_diag_file
+tap_done
