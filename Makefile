@@ -91,4 +91,6 @@ print-kver:
 # Benchmarks (not part of check): sroce against rxe in one VM run.
 bench: deps
 	$(MAKE) tests
+	mkdir -p out/bench
+	$(CC) -O2 -Wall -Werror -o out/bench/udp_pingpong tools/bench/udp_pingpong.c
 	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh
