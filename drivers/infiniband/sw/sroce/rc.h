@@ -158,6 +158,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_congestion(struct sroce_qp *qp, enum sroce_why why);
 void sroce_req_acked(struct sroce_qp *qp, u32 n);
+const char *sroce_req_cc_name(const struct sroce_qp *qp);
 void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when);
 unsigned long sroce_req_rto(const struct sroce_qp *qp);
 bool sroce_req_flush(struct sroce_qp *qp, int budget);

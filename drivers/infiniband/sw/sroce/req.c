@@ -367,6 +367,16 @@ void sroce_req_congestion(struct sroce_qp *qp, enum sroce_why why)
 		trace_sroce_cwnd(qp->ibqp.qp_num, req->cwnd.cwnd, why);
 }
 
+/*
+ * The window's policy by name, for restrack and debugfs: additive
+ * increase, multiplicative decrease (proto/req.c), with go-back-N.
+ * Rate-based policies will name themselves here.
+ */
+const char *sroce_req_cc_name(const struct sroce_qp *qp)
+{
+	return "aimd";
+}
+
 /* @n more PSNs acknowledged (una already moved): grow the window. */
 void sroce_req_acked(struct sroce_qp *qp, u32 n)
 {
