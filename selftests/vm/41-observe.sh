@@ -4,6 +4,7 @@
 # the tracepoints fire (packets, QP states, and on a lossy link rewinds
 # and window cuts); and it all goes away with the device.
 # sroce-timeout: 900
+# shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
