@@ -29,6 +29,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 #define SROCE_UD_GRH_BYTES	40
 /* A WR Q_Key with this bit set means the QP's Q_Key (IBTA 10.2.5). */
@@ -239,8 +240,10 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	spin_lock_bh(&qp->state_lock);
-	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_SQE);
 		qp->state = IB_QPS_SQE;
+	}
 	spin_unlock_bh(&qp->state_lock);
 	sroce_comp_wqe(qp, w, w->status);
 }
