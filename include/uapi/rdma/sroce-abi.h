@@ -132,6 +132,18 @@ struct sroce_send_wqe {
 			__u32 mr_lkey;
 			__u32 access;
 		} bind;
+		/*
+		 * Kernel QPs only: IB_WR_REG_MR (the kernel's 0x20; uverbs
+		 * has no fast registration).  The MR named by key's index
+		 * gets key, the range [iova, iova + length) of the pages
+		 * map_mr_sg gave it, and the rights in access (IB_ACCESS_*).
+		 */
+		struct {
+			__aligned_u64 iova;
+			__aligned_u64 length;
+			__u32 key;
+			__u32 access;
+		} reg;
 		struct {
 			__aligned_u64 remote_addr;
 			__aligned_u64 compare_add;

@@ -30,6 +30,8 @@ static enum ib_wc_opcode sroce_comp_opcode(u8 kind)
 		return IB_WC_BIND_MW;
 	case SROCE_OPK_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case SROCE_OPK_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}

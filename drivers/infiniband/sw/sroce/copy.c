@@ -31,6 +31,27 @@ static int sroce_data_move(struct sroce_data *d, void *mem, u32 n,
 	return err;
 }
 
+/* A fast MR: its page list holds kernel addresses (frmr.c). */
+static int sroce_mr_move_fast(struct sroce_mr *mr, u64 iova, u32 len,
+			      struct sroce_data *d, bool to_mem)
+{
+	while (len) {
+		u32 room, n;
+		void *kaddr = sroce_frmr_kaddr(mr, iova, &room);
+		int err;
+
+		if (unlikely(!kaddr))
+			return -EFAULT;
+		n = min(len, room);
+		err = sroce_data_move(d, kaddr, n, to_mem);
+		if (err)
+			return err;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* Copy @len bytes at @iova of @mr, a range sroce_mr_check() accepted. */
 static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 			 struct sroce_data *d, bool to_mem)
@@ -39,6 +60,8 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 
 	if (mr->type == SROCE_MR_DMA)
 		return sroce_data_move(d, (void *)(uintptr_t)iova, len, to_mem);
+	if (mr->type == SROCE_MR_FAST)
+		return sroce_mr_move_fast(mr, iova, len, d, to_mem);
 
 	off = iova - mr->iova + mr->page_offset;
 	while (len) {
@@ -84,14 +107,21 @@ static struct sroce_mr *sroce_copy_get_mr(struct sroce_qp *qp, u32 key,
 /*
  * An rkey names an MR or a memory window; a window is checked (state,
  * key, QP or PD, rights, range) and resolved to its MR in mw.c.  An lkey
- * never names a window: sroce_copy_get_mr() finds no MR for it.
+ * never names a window: sroce_copy_get_mr() finds no MR for it.  An rkey
+ * that names no valid MR (never was, invalidated, deregistered) or not
+ * this range or right is counted: the peer gets a remote access error.
  */
 static struct sroce_mr *sroce_copy_get_rmr(struct sroce_qp *qp, u32 rkey,
 					   u64 va, u64 len, int access)
 {
+	struct sroce_mr *mr;
+
 	if (sroce_key_is_mw(rkey))
 		return sroce_mw_get_mr(qp, rkey, va, len, access);
-	return sroce_copy_get_mr(qp, rkey, va, len, access);
+	mr = sroce_copy_get_mr(qp, rkey, va, len, access);
+	if (!mr)
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_MR_ACCESS_REFUSED);
+	return mr;
 }
 
 /*
@@ -211,6 +241,24 @@ static u64 sroce_atomic_apply(u64 *p, bool cmp_swap, u64 compare_add,
 	return old;
 }
 
+/* Kernel memory (DMA and fast MRs): the address is at hand. */
+static int sroce_copy_atomic_kaddr(struct sroce_mr *mr, u64 va, bool cmp_swap,
+				   u64 compare_add, u64 swap, u64 *orig)
+{
+	void *kaddr = (void *)(uintptr_t)va;
+	u32 room = 8;
+
+	if (mr->type == SROCE_MR_FAST)
+		kaddr = sroce_frmr_kaddr(mr, va, &room);
+	if (!kaddr || room < 8 || ((uintptr_t)kaddr & 7)) {
+		sroce_mr_put(mr);
+		return -EINVAL;
+	}
+	*orig = sroce_atomic_apply(kaddr, cmp_swap, compare_add, swap);
+	sroce_mr_put(mr);
+	return 0;
+}
+
 /*
  * CMP_SWAP or FETCH_ADD on the 8 bytes at @va.  The target must be
  * naturally aligned in the kernel mapping too (an MR whose iova and
@@ -230,12 +278,9 @@ int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
 	mr = sroce_copy_get_rmr(qp, rkey, va, 8, IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return -EACCES;
-	if (mr->type == SROCE_MR_DMA) {
-		*orig = sroce_atomic_apply((u64 *)(uintptr_t)va, cmp_swap,
-					   compare_add, swap);
-		sroce_mr_put(mr);
-		return 0;
-	}
+	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST)
+		return sroce_copy_atomic_kaddr(mr, va, cmp_swap, compare_add,
+					       swap, orig);
 	off = va - mr->iova + mr->page_offset;
 	if ((off & 7) || (off >> PAGE_SHIFT) >= mr->npages) {
 		sroce_mr_put(mr);

@@ -64,6 +64,9 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 			       IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* Fast registration, local and remote invalidation (frmr.c). */
+	a->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 }
 
 /* Registered, so named: debugfs, which goes by the name, comes now. */
@@ -94,6 +97,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_counters_alloc_stats,
+	.alloc_mr = sroce_frmr_alloc,
 	.alloc_mw = sroce_mw_alloc,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
@@ -118,6 +122,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.get_hw_stats = sroce_counters_get_stats,
 	.get_link_layer = sroce_port_link_layer,
 	.get_port_immutable = sroce_port_immutable,
+	.map_mr_sg = sroce_frmr_map_sg,
 	.mmap = sroce_queue_mmap,
 	.mmap_free = sroce_queue_mmap_free,
 	.modify_qp = sroce_qp_modify,

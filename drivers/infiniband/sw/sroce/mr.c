@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Memory regions: kernel DMA MRs and pinned user memory through ib_umem,
- * and the key lookup and checks that the packet path will use.
+ * and the key lookup and checks that the packet path will use.  Fast
+ * registration MRs (frmr.c) share the table, the lookup and the checks.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -32,8 +33,11 @@ static struct sroce_mr *sroce_mr_alloc(int access, enum sroce_mr_type type)
 	return mr;
 }
 
-/* Make @mr visible to lookups; after this the packet path may use it. */
-static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+/*
+ * Make @mr visible to lookups; after this the packet path may use it,
+ * unless it is hidden (a fast MR until its first registration).
+ */
+int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	int err;
 
@@ -42,6 +46,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return err;
 	mr->ibmr.lkey = sroce_mr_key(mr->obj.index);
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	WRITE_ONCE(mr->key, mr->ibmr.lkey);
 	return 0;
 }
 
@@ -226,6 +231,7 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 		return -EBUSY;
 	/* Waits until no packet is copying to or from the pages. */
 	sroce_table_remove(&to_sdev(ibmr->device)->mr_table, &mr->obj);
+	kfree(mr->fr.pages);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
@@ -246,9 +252,13 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 	if (!obj)
 		return NULL;
 	mr = container_of(obj, struct sroce_mr, obj);
-	/* Our reference before the flag: pairs with sroce_mr_hide(). */
+	/*
+	 * Our reference before the flag: pairs with sroce_mr_hide() and the
+	 * fast MR's invalidation (frmr.c).
+	 */
 	smp_mb__after_atomic();
-	if (mr->ibmr.lkey != key || READ_ONCE(mr->hidden)) {
+	/* The flag before the key: pairs with the registration's release. */
+	if (smp_load_acquire(&mr->hidden) || READ_ONCE(mr->key) != key) {
 		sroce_obj_put(obj);
 		return NULL;
 	}

@@ -197,7 +197,8 @@ static int sroce_mw_bind_check(const struct sroce_qp *qp,
 	}
 	if (!mr)
 		return 0;
-	if (!(mr->access & IB_ACCESS_MW_BIND))
+	/* A fast MR is never pinned by a window (frmr.c). */
+	if (mr->type == SROCE_MR_FAST || !(mr->access & IB_ACCESS_MW_BIND))
 		return -EACCES;
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
@@ -273,8 +274,9 @@ static int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey, bool remote)
 	struct sroce_mw *mw;
 	int err = 0;
 
+	/* MR keys go to frmr.c; the callers tell them apart. */
 	if (!sroce_key_is_mw(rkey))
-		return -EINVAL;		/* MR invalidation (FRWR): not yet */
+		return -EINVAL;
 	mw = sroce_mw_lookup(qp->sdev, rkey);
 	if (!mw)
 		return -EINVAL;

@@ -27,10 +27,12 @@
  */
 #define SROCE_OPK_BIND_MW	(SROCE_OPK_COUNT + 0)
 #define SROCE_OPK_LOCAL_INV	(SROCE_OPK_COUNT + 1)
+#define SROCE_OPK_REG_MR	(SROCE_OPK_COUNT + 2)	/* frmr.c */
 
 static inline bool sroce_kind_is_local(u8 kind)
 {
-	return kind == SROCE_OPK_BIND_MW || kind == SROCE_OPK_LOCAL_INV;
+	return kind == SROCE_OPK_BIND_MW || kind == SROCE_OPK_LOCAL_INV ||
+	       kind == SROCE_OPK_REG_MR;
 }
 
 enum sroce_mw_state {
@@ -88,7 +90,7 @@ struct sroce_mr *sroce_mw_get_mr(struct sroce_qp *qp, u32 rkey, u64 va,
 enum ib_wc_status sroce_mw_exec(struct sroce_qp *qp, struct sroce_swqe *w,
 				const struct sroce_send_wqe *wqe);
 
-/* The responder: SEND with Invalidate; 0 or -EINVAL. */
+/* The responder: SEND with Invalidate of a window; 0 or -EINVAL. */
 int sroce_mw_remote_inv(struct sroce_qp *qp, u32 rkey);
 
 #endif /* _SROCE_MW_H */

@@ -57,7 +57,8 @@ static void sroce_qp_wqe_sges(const struct ib_send_wr *wr,
 	wqe->num_sge = wr->num_sge;
 }
 
-static int sroce_qp_wqe_opcode(const struct ib_send_wr *wr,
+static int sroce_qp_wqe_opcode(const struct sroce_qp *qp,
+			       const struct ib_send_wr *wr,
 			       struct sroce_send_wqe *wqe)
 {
 	switch (wr->opcode) {
@@ -66,7 +67,7 @@ static int sroce_qp_wqe_opcode(const struct ib_send_wr *wr,
 		fallthrough;
 	case IB_WR_SEND:
 		break;
-	/* The rkey to invalidate (a type 2 MW; an MR once FRWR exists). */
+	/* The rkey to invalidate: a type 2 MW or a fast MR. */
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
 		wqe->imm_data = wr->ex.invalidate_rkey;
@@ -85,6 +86,10 @@ static int sroce_qp_wqe_opcode(const struct ib_send_wr *wr,
 		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
 		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		if (sroce_frmr_wqe(qp, reg_wr(wr), wqe))
+			return -EINVAL;
 		break;
 	default:
 		return -EINVAL;
@@ -111,7 +116,7 @@ static int sroce_qp_post_one_send(struct sroce_qp *qp,
 	memset(wqe, 0, SROCE_SEND_WQE_HDR_SIZE);
 	err = sroce_qp_is_ud(qp) ? sroce_ud_wqe_from_wr(wr, wqe) : 0;
 	if (!err)
-		err = sroce_qp_wqe_opcode(wr, wqe);
+		err = sroce_qp_wqe_opcode(qp, wr, wqe);
 	if (err)
 		return err;
 	if (wr->send_flags & IB_SEND_INLINE)

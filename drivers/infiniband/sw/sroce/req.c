@@ -159,6 +159,9 @@ static u8 sroce_req_kind(u32 opcode)
 		return SROCE_OPK_BIND_MW;
 	case IB_UVERBS_WR_LOCAL_INV:
 		return SROCE_OPK_LOCAL_INV;
+	/* Fast registration (frmr.c): kernel QPs, refused for user ones. */
+	case IB_WR_REG_MR:
+		return SROCE_OPK_REG_MR;
 	default:
 		return SROCE_OPK_NONE;
 	}
@@ -573,8 +576,23 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 }
 
 /*
- * A local operation (bind, local invalidate, mw.c) is executed once, in
- * SQ order, when the requester reaches it.  It uses no PSN and no ACK
+ * Execute a local operation: a window's bind or invalidation (mw.c), a
+ * fast registration or an MR's invalidation (frmr.c).
+ */
+static enum ib_wc_status sroce_req_exec_local(struct sroce_qp *qp,
+					      struct sroce_swqe *w,
+					      const struct sroce_send_wqe *wqe)
+{
+	if (w->kind == SROCE_OPK_REG_MR)
+		return sroce_frmr_exec_reg(qp, wqe);
+	if (w->kind == SROCE_OPK_LOCAL_INV && !sroce_key_is_mw(w->imm))
+		return sroce_frmr_exec_inv(qp, w->imm);
+	return sroce_mw_exec(qp, w, wqe);
+}
+
+/*
+ * A local operation (bind, invalidation, fast registration) is executed
+ * once, in SQ order, when the requester reaches it.  It uses no PSN and no ACK
  * answers it: it completes as soon as every WQE before it has.  Resent
  * after a go-back-N, it is passed over.  With IB_SEND_FENCE it waits
  * until every WQE before it completed.
@@ -583,6 +601,7 @@ static int sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	struct sroce_req *req = &qp->req;
 	u32 idx = req->cur;
+	const void *wqe = req->raw + (size_t)(idx & qp->sq.mask) * qp->sq.stride;
 
 	if (idx == req->started) {
 		if ((w->send_flags & IB_SEND_FENCE) && qp->sq.index != idx)
@@ -590,8 +609,7 @@ static int sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
 		w->started = true;
 		w->first_psn = req->psn_max;
 		req->started++;
-		w->status = sroce_mw_exec(qp, w, (const void *)(req->raw +
-				(size_t)(idx & qp->sq.mask) * qp->sq.stride));
+		w->status = sroce_req_exec_local(qp, w, wqe);
 		if (w->status != IB_WC_SUCCESS) {
 			sroce_comp_retire_errors(qp);
 			return -EIO;

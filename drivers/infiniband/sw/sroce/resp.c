@@ -360,6 +360,14 @@ static bool sroce_pos_last(u8 pos)
 	return pos == SROCE_POS_LAST || pos == SROCE_POS_ONLY;
 }
 
+/* SEND with Invalidate: a type 2B window (mw.c) or a fast MR (frmr.c). */
+static int sroce_resp_remote_inv(struct sroce_qp *qp, u32 rkey)
+{
+	if (sroce_key_is_mw(rkey))
+		return sroce_mw_remote_inv(qp, rkey);
+	return sroce_frmr_remote_inv(qp, rkey);
+}
+
 static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_pkt_hdr *h,
 			    const struct sroce_opcode_info *oi)
@@ -402,7 +410,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	 * fails, the QP goes to ERROR.
 	 */
 	if (last && (oi->hdrs & SROCE_HDR_IETH) &&
-	    sroce_mw_remote_inv(qp, h->inv_rkey)) {
+	    sroce_resp_remote_inv(qp, h->inv_rkey)) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
 				IB_WC_REM_INV_REQ_ERR);
 		return;

@@ -103,11 +103,35 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 enum sroce_mr_type {
 	SROCE_MR_DMA,	/* kernel: iova is a kernel virtual address */
 	SROCE_MR_USER,	/* pinned user pages from ib_umem */
+	SROCE_MR_FAST,	/* kernel: fast registration (frmr.c) */
+};
+
+/* A fast registration MR's page list layout (frmr.c). */
+struct sroce_fr_layout {
+	u32 npages;
+	u32 offset;		/* of the first byte in the first page */
+	u8 shift;		/* log2 of the page size */
+};
+
+struct sroce_frmr {
+	/* Registrations and invalidations; BHs off. */
+	spinlock_t lock;
+	/* Kernel virtual addresses (virt DMA) of the pages; max entries. */
+	u64 *pages;
+	u32 max;
+	struct sroce_fr_layout map;	/* what map_mr_sg wrote */
+	struct sroce_fr_layout reg;	/* what the valid registration uses */
 };
 
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct sroce_obj obj;
+	/*
+	 * The key lookups match (lkey == rkey).  Not ibmr.lkey: a fast
+	 * registration consumer changes that itself (ib_update_fast_reg_key)
+	 * before the REG_MR work request that makes the new key valid.
+	 */
+	u32 key;
 	enum sroce_mr_type type;
 	int access;
 	u64 iova;
@@ -119,7 +143,9 @@ struct sroce_mr {
 	unsigned int page_offset;
 	/* Memory windows bound to it; < 0: being deregistered (mw.c). */
 	atomic_t mw_binds;
-	bool hidden;		/* rereg in progress: lookups fail */
+	/* Rereg in progress, or a fast MR not valid: lookups fail. */
+	bool hidden;
+	struct sroce_frmr fr;		/* SROCE_MR_FAST only */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -293,6 +319,21 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
+int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr);
+
+/* frmr.c: fast registration MRs for kernel ULPs */
+#define SROCE_FR_MAX_PAGES	512
+struct ib_mr *sroce_frmr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int sroce_frmr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+int sroce_frmr_wqe(const struct sroce_qp *qp, const struct ib_reg_wr *wr,
+		   struct sroce_send_wqe *wqe);
+enum ib_wc_status sroce_frmr_exec_reg(struct sroce_qp *qp,
+				      const struct sroce_send_wqe *wqe);
+enum ib_wc_status sroce_frmr_exec_inv(struct sroce_qp *qp, u32 key);
+int sroce_frmr_remote_inv(struct sroce_qp *qp, u32 rkey);
+void *sroce_frmr_kaddr(const struct sroce_mr *mr, u64 iova, u32 *room);
 
 #include "ud.h"
 /* mw.c: memory windows */
