@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 
@@ -58,7 +59,8 @@ static int gid_index = 1;
 module_param(gid_index, int, 0444);
 MODULE_PARM_DESC(gid_index, "GID index the test QP uses (loopback to itself)");
 
-static int test_qp_connect(struct ib_qp *qp)
+/* Connect @qp to QP @dest_qpn on the same device (loopback GID). */
+static int kt_connect(struct ib_qp *qp, u32 dest_qpn)
 {
 	struct ib_qp_attr a = {};
 	union ib_gid gid;
@@ -80,7 +82,7 @@ static int test_qp_connect(struct ib_qp *qp)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
 	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
+	a.dest_qp_num = dest_qpn;
 	a.rq_psn = 0xfffff0;	/* wraps within the first messages */
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
@@ -106,6 +108,11 @@ static int test_qp_connect(struct ib_qp *qp)
 			   IB_QP_MAX_QP_RD_ATOMIC);
 	check(!err, "modify_qp RTR->RTS");
 	return err;
+}
+
+static int test_qp_connect(struct ib_qp *qp)
+{
+	return kt_connect(qp, qp->qp_num);
 }
 
 static void test_qp_query(struct ib_qp *qp)
@@ -248,6 +255,267 @@ out_cq:
 	check(!ib_destroy_cq_user(cq, NULL), "destroy_cq");
 out_pd:
 	ib_dealloc_pd(pd);
+}
+
+/* ---- Fast registration: REG_MR, access through it, invalidation ---- */
+
+#define KT_FR_OFF	100			/* not page aligned */
+#define KT_FR_LEN	(2 * PAGE_SIZE + 300)	/* three pages */
+#define KT_FR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+
+struct kt_fr {
+	struct ib_pd *pd;
+	struct ib_cq *cq, *rcq;
+	struct ib_qp *peer;	/* the responder of the negative checks */
+	struct ib_mr *mr;
+	struct scatterlist sg;
+	u8 *buf;		/* the registered memory, at KT_FR_OFF */
+	u8 *src;		/* the local side, through the DMA lkey */
+};
+
+/* Post @wr signalled and wait for its completion, whatever its status. */
+static bool kt_post_wc(struct ib_qp *qp, struct ib_send_wr *wr,
+		       struct ib_wc *wc)
+{
+	const struct ib_send_wr *bad;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	return !ib_post_send(qp, wr, &bad) && !kt_poll(qp->send_cq, wc);
+}
+
+static struct ib_qp *kt_fr_create_qp(struct kt_fr *f)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = f->cq, .recv_cq = f->rcq, .qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp *qp = ib_create_qp(f->pd, &init);
+
+	return IS_ERR(qp) ? NULL : qp;
+}
+
+/*
+ * A QP and f->peer, connected to each other: a QP connected to itself
+ * would fail as the responder before its requester saw the NAK, and
+ * report a flush instead of the remote error.
+ */
+static struct ib_qp *kt_fr_qp(struct kt_fr *f)
+{
+	struct ib_qp *qp = kt_fr_create_qp(f);
+
+	f->peer = kt_fr_create_qp(f);
+	if (!qp || !f->peer || kt_connect(qp, f->peer->qp_num) ||
+	    kt_connect(f->peer, qp->qp_num)) {
+		if (qp)
+			ib_destroy_qp(qp);
+		if (f->peer)
+			ib_destroy_qp(f->peer);
+		f->peer = NULL;
+		return NULL;
+	}
+	return qp;
+}
+
+static void kt_fr_qp_destroy(struct kt_fr *f, struct ib_qp *qp)
+{
+	ib_destroy_qp(qp);
+	ib_destroy_qp(f->peer);
+	f->peer = NULL;
+}
+
+/* Map the buffer into the MR and register it under a new key. */
+static bool kt_fr_reg(struct ib_qp *qp, struct kt_fr *f, int access)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 20, .opcode = IB_WR_REG_MR },
+		.mr = f->mr, .access = access,
+	};
+	struct ib_wc wc;
+
+	if (ib_map_mr_sg(f->mr, &f->sg, 1, NULL, PAGE_SIZE) != 1 ||
+	    f->mr->length != KT_FR_LEN ||
+	    f->mr->iova != (uintptr_t)f->buf + KT_FR_OFF)
+		return false;
+	ib_update_fast_reg_key(f->mr, ib_inc_rkey(f->mr->rkey));
+	reg.key = f->mr->rkey;
+	return kt_post_wc(qp, &reg.wr, &wc) && wc.status == IB_WC_SUCCESS &&
+	       wc.opcode == IB_WC_REG_MR;
+}
+
+/* RDMA WRITE or READ of @len bytes at @off of the MR, through @rkey. */
+static enum ib_wc_status kt_fr_rdma(struct ib_qp *qp, struct kt_fr *f,
+				    enum ib_wr_opcode op, u32 rkey, u32 off,
+				    u32 len)
+{
+	struct ib_sge sge = { (uintptr_t)f->src, len, f->pd->local_dma_lkey };
+	struct ib_rdma_wr rdma = {
+		.wr = { .wr_id = 21, .opcode = op, .sg_list = &sge,
+			.num_sge = 1 },
+		.remote_addr = f->mr->iova + off, .rkey = rkey,
+	};
+	struct ib_wc wc;
+
+	if (!kt_post_wc(qp, &rdma.wr, &wc))
+		return IB_WC_GENERAL_ERR;
+	if (wc.status != IB_WC_SUCCESS)
+		pr_info("sroce_ktest: FRWR: %s completes with %s\n",
+			op == IB_WR_RDMA_READ ? "READ" : "WRITE",
+			ib_wc_status_msg(wc.status));
+	return wc.status;
+}
+
+static bool kt_fr_write_ok(struct ib_qp *qp, struct kt_fr *f, u8 pattern)
+{
+	memset(f->src, pattern, KT_FR_LEN);
+	return kt_fr_rdma(qp, f, IB_WR_RDMA_WRITE, f->mr->rkey, 0,
+			  KT_FR_LEN) == IB_WC_SUCCESS &&
+	       !memcmp(f->buf + KT_FR_OFF, f->src, KT_FR_LEN);
+}
+
+/* SEND with Invalidate to the peer: its receive reports the rkey. */
+static bool kt_fr_send_inv(struct ib_qp *qp, struct kt_fr *f, u32 rkey)
+{
+	struct ib_sge sge = { (uintptr_t)f->src, 64, f->pd->local_dma_lkey };
+	struct ib_sge rsge = { (uintptr_t)f->src + 64, 64,
+			       f->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 22, .sg_list = &rsge,
+				  .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 23, .opcode = IB_WR_SEND_WITH_INV,
+				  .sg_list = &sge, .num_sge = 1,
+				  .ex.invalidate_rkey = rkey };
+	const struct ib_recv_wr *rbad;
+	struct ib_wc wc;
+
+	if (ib_post_recv(f->peer, &rwr, &rbad) || !kt_post_wc(qp, &swr, &wc) ||
+	    wc.status != IB_WC_SUCCESS || kt_poll(f->rcq, &wc))
+		return false;
+	return wc.status == IB_WC_SUCCESS && wc.wr_id == 22 &&
+	       (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+	       wc.ex.invalidate_rkey == rkey;
+}
+
+static bool kt_fr_local_inv(struct ib_qp *qp, u32 rkey)
+{
+	struct ib_send_wr wr = { .wr_id = 24, .opcode = IB_WR_LOCAL_INV,
+				 .ex.invalidate_rkey = rkey };
+	struct ib_wc wc;
+
+	return kt_post_wc(qp, &wr, &wc) && wc.status == IB_WC_SUCCESS &&
+	       wc.opcode == IB_WC_LOCAL_INV;
+}
+
+/*
+ * One QP: registration, WRITE and READ through the rkey, remote
+ * invalidation, registration again, local invalidation, and then the
+ * rkey must fail with a remote access error (which ends the QP).
+ */
+static void test_frwr_cycle(struct kt_fr *f)
+{
+	struct ib_qp *qp = kt_fr_qp(f);
+	u32 rkey;
+
+	check(qp != NULL, "FRWR: RC QP connected");
+	if (!qp)
+		return;
+	check(kt_fr_reg(qp, f, KT_FR_ACCESS), "FRWR: REG_MR completes");
+	check(kt_fr_write_ok(qp, f, 0x5a), "FRWR: RDMA WRITE via fast-reg rkey");
+	memset(f->buf + KT_FR_OFF + PAGE_SIZE - 10, 0xc3, 500);
+	check(kt_fr_rdma(qp, f, IB_WR_RDMA_READ, f->mr->rkey,
+			 PAGE_SIZE - 10, 500) == IB_WC_SUCCESS &&
+	      f->src[0] == 0xc3 && f->src[499] == 0xc3,
+	      "FRWR: RDMA READ across a page boundary");
+	rkey = f->mr->rkey;
+	check(kt_fr_send_inv(qp, f, rkey),
+	      "FRWR: SEND_WITH_INV, receive has WITH_INVALIDATE and the rkey");
+	check(kt_fr_reg(qp, f, KT_FR_ACCESS) && f->mr->rkey != rkey,
+	      "FRWR: registered again after remote invalidation, new key");
+	check(kt_fr_write_ok(qp, f, 0x6b), "FRWR: RDMA WRITE via the new rkey");
+	check(kt_fr_local_inv(qp, f->mr->rkey), "FRWR: LOCAL_INV completes");
+	memset(f->src, 0x7c, KT_FR_LEN);
+	check(kt_fr_rdma(qp, f, IB_WR_RDMA_WRITE, f->mr->rkey, 0, 64) ==
+	      IB_WC_REM_ACCESS_ERR && f->buf[KT_FR_OFF] == 0x6b,
+	      "FRWR: invalidated rkey gives REM_ACCESS_ERR, memory untouched");
+	kt_fr_qp_destroy(f, qp);
+}
+
+/* A fresh QP: the previous key of a registered-again MR is dead. */
+static void test_frwr_old_key(struct kt_fr *f)
+{
+	struct ib_qp *qp = kt_fr_qp(f);
+	u32 old = f->mr->rkey;
+
+	if (!qp)
+		return;
+	check(kt_fr_reg(qp, f, KT_FR_ACCESS), "FRWR: REG_MR on a fresh QP");
+	memset(f->src, 0x11, KT_FR_LEN);
+	check(kt_fr_rdma(qp, f, IB_WR_RDMA_WRITE, old, 0, 64) ==
+	      IB_WC_REM_ACCESS_ERR && f->buf[KT_FR_OFF] == 0x6b,
+	      "FRWR: the key before REG_MR gives REM_ACCESS_ERR");
+	kt_fr_qp_destroy(f, qp);
+}
+
+/* A fresh QP: REG_MR of a valid MR is a memory management error. */
+static void test_frwr_reg_valid(struct kt_fr *f)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 25, .opcode = IB_WR_REG_MR },
+		.mr = f->mr, .access = KT_FR_ACCESS,
+	};
+	struct ib_qp *qp = kt_fr_qp(f);
+	struct ib_wc wc;
+
+	if (!qp)
+		return;
+	/* Valid since test_frwr_old_key(): no invalidation came since. */
+	ib_update_fast_reg_key(f->mr, ib_inc_rkey(f->mr->rkey));
+	reg.key = f->mr->rkey;
+	check(kt_post_wc(qp, &reg.wr, &wc) && wc.status == IB_WC_MW_BIND_ERR,
+	      "FRWR: REG_MR of a valid MR fails (MW_BIND_ERR)");
+	kt_fr_qp_destroy(f, qp);
+}
+
+static void test_frwr(struct ib_device *ibdev)
+{
+	struct ib_cq_init_attr cattr = { .cqe = 64 };
+	struct kt_fr f = {};
+
+	check(ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS &&
+	      ibdev->attrs.max_fast_reg_page_list_len >= 256,
+	      "FRWR: device reports memory management extensions");
+	f.pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(f.pd))
+		return;
+	f.cq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	f.rcq = ib_create_cq(ibdev, NULL, NULL, NULL, &cattr);
+	f.buf = kzalloc(KT_FR_OFF + KT_FR_LEN, GFP_KERNEL);
+	f.src = kzalloc(KT_FR_LEN, GFP_KERNEL);
+	if (IS_ERR(f.cq) || IS_ERR(f.rcq) || !f.buf || !f.src)
+		goto out;
+	check(IS_ERR(ib_alloc_mr(f.pd, IB_MR_TYPE_MEM_REG, 100000)),
+	      "FRWR: ib_alloc_mr beyond the page list limit fails");
+	f.mr = ib_alloc_mr(f.pd, IB_MR_TYPE_MEM_REG, 8);
+	check(!IS_ERR(f.mr), "FRWR: ib_alloc_mr(MEM_REG, 8)");
+	if (IS_ERR(f.mr))
+		goto out;
+	sg_init_one(&f.sg, f.buf + KT_FR_OFF, KT_FR_LEN);
+	if (ib_dma_map_sg(ibdev, &f.sg, 1, DMA_BIDIRECTIONAL) == 1) {
+		test_frwr_cycle(&f);
+		test_frwr_old_key(&f);
+		test_frwr_reg_valid(&f);
+		ib_dma_unmap_sg(ibdev, &f.sg, 1, DMA_BIDIRECTIONAL);
+	}
+	check(!ib_dereg_mr(f.mr), "FRWR: ib_dereg_mr");
+out:
+	kfree(f.src);
+	kfree(f.buf);
+	if (!IS_ERR_OR_NULL(f.rcq))
+		ib_destroy_cq(f.rcq);
+	if (!IS_ERR_OR_NULL(f.cq))
+		ib_destroy_cq(f.cq);
+	ib_dealloc_pd(f.pd);
 }
 
 /* ---- SRQ: receives through a shared queue, and its limit event ---- */
@@ -499,6 +767,7 @@ static int __init sroce_ktest_init(void)
 	test_qp(ibdev);
 	test_srq(ibdev);
 	test_ud(ibdev);
+	test_frwr(ibdev);
 	ib_device_put(ibdev);
 	pr_info("sroce_ktest: %d failures\n", fails);
 	return fails ? -EIO : 0;

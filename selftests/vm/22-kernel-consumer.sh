@@ -1,7 +1,9 @@
 #!/bin/bash
 # Kernel consumers: a ULP-style module allocates PDs (and with them DMA MRs)
 # on a sroce device through ib_core; teardown afterwards finds nothing
-# leaked (the MR table warns if it is not empty).
+# leaked (the MR table warns if it is not empty).  Its fast registration
+# checks (REG_MR, RDMA through the rkey, remote and local invalidation,
+# dead keys) must show in the MR counters.
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
@@ -13,11 +15,24 @@ ktest_pass() {
 	dmesg | grep -q 'sroce_ktest: 0 failures' && ! dmesg | grep -q 'sroce_ktest: FAIL'
 }
 
-tap_plan 5
+# counter NAME: DEV fab1's counter NAME (rdma(8) prints a "drv_" prefix).
+counter() {
+	rdma statistic show link fab1/1 | tr -s ' ' '\n' | paste - - |
+		awk -v n="$1" '$1 == n || $1 == "drv_" n { print $2 }'
+}
+
+# Two dead rkeys (invalidated, replaced) and one REG_MR of a valid MR.
+fr_counted() {
+	echo "mr_access_refused=$(counter mr_access_refused) fr_op_errors=$(counter fr_op_errors)"
+	[ "$(counter mr_access_refused)" -ge 2 ] && [ "$(counter fr_op_errors)" -ge 1 ]
+}
+
+tap_plan 6
 tap_require "load the RDMA stack" sroce_load
 topo_veth
 tap_require "rdma link add fab1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
-tap_check "kernel PD, DMA MR, RC, SRQ and UD on fab1" ktest_pass
+tap_check "kernel PD, DMA MR, RC, SRQ, UD and FRWR on fab1" ktest_pass
+tap_check "refused rkeys and fast registrations are counted" fr_counted
 tap_check "the checker itself fails on a missing device" sh -c \
 	"rmmod sroce_ktest && ! insmod '$KTEST' dev=nosuch"
 tap_check "device deleted cleanly after kernel use" sh -c \
