@@ -10,7 +10,7 @@ set -eu
 PACKAGES="
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod cpio
-	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils nvme-cli
 	libibverbs-dev librdmacm-dev python3-pyverbs
 	iproute2 iperf3 tshark
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
@@ -18,6 +18,7 @@ PACKAGES="
 	iputils-ping xz-utils binutils python3
 	bc flex bison libelf-dev libssl-dev rsync
 "
+# nvme-cli: NVMe over Fabrics over sroce (selftests/vm/42-nvmeof.sh);
 # clang and its runtime: the libFuzzer targets of the protocol core;
 # linux-source-6.1: checkpatch.pl for the style gate; man-db and groff-base
 # render sroce(7) (selftests/host/41-man.sh).

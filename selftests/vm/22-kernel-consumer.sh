@@ -4,6 +4,7 @@
 # leaked (the MR table warns if it is not empty).  Its fast registration
 # checks (REG_MR, RDMA through the rkey, remote and local invalidation,
 # dead keys) must show in the MR counters.
+# shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
