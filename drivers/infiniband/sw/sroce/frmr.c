@@ -212,9 +212,6 @@ enum ib_wc_status sroce_frmr_exec_reg(struct sroce_qp *qp,
 	struct sroce_mr *mr;
 	int err = -EINVAL;
 
-	/* No uverbs opcode: a user ring that names it gets nowhere. */
-	if (qp->user)
-		goto out;
 	mr = sroce_frmr_get(qp->sdev, wqe->wr.reg.key);
 	if (!mr)
 		goto out;

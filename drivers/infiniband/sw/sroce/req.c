@@ -214,7 +214,9 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 	u32 mtu = qp->mtu;
 
 	w->kind = sroce_req_kind(wqe->opcode);
-	if (w->kind == SROCE_OPK_NONE)
+	/* Fast registration has no uverbs opcode: a user ring cannot ask. */
+	if (w->kind == SROCE_OPK_NONE ||
+	    (w->kind == SROCE_OPK_REG_MR && qp->user))
 		return IB_WC_LOC_QP_OP_ERR;
 	/* Local operations carry no data; their fields stay in req.raw. */
 	if (sroce_kind_is_local(w->kind))
