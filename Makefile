@@ -88,7 +88,9 @@ sparse:
 print-kver:
 	@echo $(KVER)
 
-# Benchmarks (not part of check): sroce against rxe in one VM run.
+# Benchmarks (not part of check): sroce against rxe in one VM run, then
+# sroce<->rxe against rxe<->rxe over the same two-VM link.
 bench: deps
 	$(MAKE) tests
 	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh
+	tools/qemu/run-test --vms 2 --timeout 1800 tools/bench/bench-interop.sh
