@@ -92,5 +92,7 @@ print-kver:
 # sroce<->rxe against rxe<->rxe over the same two-VM link.
 bench: deps
 	$(MAKE) tests
+	mkdir -p out/bench
+	$(CC) -O2 -Wall -Werror -o out/bench/udp_pingpong tools/bench/udp_pingpong.c
 	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh
 	tools/qemu/run-test --vms 2 --timeout 1800 tools/bench/bench-interop.sh

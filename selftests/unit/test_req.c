@@ -181,6 +181,11 @@ static void test_rtt(void)
 	   "one 5 s sample moves srtt by an eighth (%u us)", r.srtt_us);
 	ok(sroce_rtt_rto_us(&r) > 5000000,
 	   "and the variance lifts the RTO above the spike");
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 200; i++)
+		sroce_rtt_sample(&r, 100000);
+	ok(r.rttvar_us < 10, "a steady 100 ms path: no variance (%u)", r.rttvar_us);
+	is(sroce_rtt_rto_us(&r), 150000, "RTO still half an RTT above it");
 	sroce_rtt_sample(&r, ~0ULL);
 	ok(r.srtt_us <= 60000000 && sroce_rtt_rto_us(&r) < (1ULL << 32) * 5,
 	   "absurd sample: clamped, no overflow");

@@ -1645,10 +1645,12 @@ static void case_qpn_zero(struct cx *c)
 }
 
 /* QP1 (GSI, the CM's) is not handled: counted apart. */
+/* QP1 is the GSI QP, a UD QP: it counts the packet and refuses an RC one. */
 static void case_qpn_gsi(struct cx *c)
 {
 	write_to_qpn(c, 1);
 	expect(c, C_GSI, 1);
+	expect(c, C_TRANSPORT, 1);
 }
 
 static void write_pkey(struct cx *c, uint16_t pkey)
@@ -2553,7 +2555,7 @@ static const struct tcase cases[] = {
 	  .fn = case_qpn_stale },
 	{ .name = "qpn_zero", .desc = "destination QPN 0: rx_unknown_qp",
 	  .fn = case_qpn_zero },
-	{ .name = "qpn_gsi", .desc = "destination QPN 1 (GSI): rx_gsi",
+	{ .name = "qpn_gsi", .desc = "RC WRITE to QPN 1 (GSI, UD): rx_gsi, rx_bad_transport",
 	  .fn = case_qpn_gsi },
 	{ .name = "pkey_wrong", .desc = "P_Key 0x1234: rx_bad_pkey",
 	  .fn = case_pkey_wrong },

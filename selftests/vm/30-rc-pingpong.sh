@@ -28,8 +28,9 @@ counter() {
 
 # A 100 ms round trip, longer than ibv_rc_pingpong's ACK timeout (14:
 # 67 ms): the first message times out once, after which the measured RTT
-# stretches the RTO and nothing is sent twice.  A fixed RTO would resend
-# every message (and, past 8 x 67 ms, fail the QP).
+# stretches the RTO and messages are sent once.  A fixed RTO would resend
+# every one of the 20 (and, past 8 x 67 ms, fail the QP); a quarter is
+# allowed for a loaded host, whose stalls the RTO does not foresee.
 long_rtt() {
 	local t0 t1 rc=0
 	ip netns exec ns1 tc qdisc add dev v1 root netem delay 100ms || return 1
@@ -42,7 +43,7 @@ long_rtt() {
 	t1=$(counter ns2 fab2 timeouts)
 	ip netns exec ns1 tc qdisc del dev v1 root
 	echo "client timeouts: $((t1 - t0)) for 20 round trips of 100 ms"
-	[ "$rc" = 0 ] && [ $((t1 - t0)) -le 2 ]
+	[ "$rc" = 0 ] && [ $((t1 - t0)) -le 5 ]
 }
 
 tap_plan 13

@@ -12,6 +12,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 static enum ib_wc_opcode sroce_comp_opcode(u8 kind)
 {
@@ -121,7 +122,7 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 
 	if (req->rewound && req->rewind_psn == psn)
 		return;
-	sroce_req_rewind(qp, psn, false);
+	sroce_req_rewind(qp, psn, SROCE_WHY_IMPLIED);
 }
 
 /*
@@ -217,7 +218,7 @@ void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 				sroce_cnt_inc(sroce_qp_cnt(qp),
 					      SROCE_CNT_IMPLIED_NAKS);
 				sroce_comp_advance(qp, want);
-				sroce_req_congestion(qp);
+				sroce_req_congestion(qp, SROCE_WHY_IMPLIED);
 				sroce_comp_resend(qp, want);
 				return;
 			}
@@ -254,8 +255,8 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp, u32 psn)
 		return;
 	if (!sroce_comp_retry(qp))
 		return;
-	sroce_req_congestion(qp);
-	sroce_req_rewind(qp, psn, false);
+	sroce_req_congestion(qp, SROCE_WHY_SEQ_NAK);
+	sroce_req_rewind(qp, psn, SROCE_WHY_SEQ_NAK);
 }
 
 static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
@@ -275,7 +276,7 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
 		}
 		req->rnr_left--;
 	}
-	sroce_req_rewind(qp, psn, false);
+	sroce_req_rewind(qp, psn, SROCE_WHY_RNR_NAK);
 	/* No retransmit timeout while we wait on purpose. */
 	req->rto_armed = false;
 	delay = max_t(unsigned long, usecs_to_jiffies(sroce_aeth_rnr_usec(timer)), 1);
@@ -293,6 +294,8 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 		sroce_cnt_inc(cnt, SROCE_CNT_RX_BAD_RESP);
 		return;
 	}
+	if (a.type != SROCE_AETH_ACK)
+		trace_sroce_nak_recv(qp->ibqp.qp_num, h->psn, h->syndrome);
 	switch (a.type) {
 	case SROCE_AETH_ACK:
 		sroce_cnt_inc(cnt, SROCE_CNT_ACKS_RCVD);
@@ -474,9 +477,10 @@ void sroce_comp_timers(struct sroce_qp *qp)
 	}
 	req->rto_deferred = 0;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_TIMEOUTS);
+	req->timeouts++;
 	/* Timeout 0 is "infinite": resend forever, never give up. */
 	if (READ_ONCE(qp->timeout) && !sroce_comp_retry(qp))
 		return;
-	sroce_req_congestion(qp);
-	sroce_req_rewind(qp, req->una, true);
+	sroce_req_congestion(qp, SROCE_WHY_TIMEOUT);
+	sroce_req_rewind(qp, req->una, SROCE_WHY_TIMEOUT);
 }

@@ -10,6 +10,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
+#include "observe.h"
 
 /* Serialises the duplicate checks in sroce_device_add() with registration. */
 static DEFINE_MUTEX(sroce_device_mutex);
@@ -65,10 +66,19 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 
+/* Registered, so named: debugfs, which goes by the name, comes now. */
+static int sroce_device_enable(struct ib_device *ibdev)
+{
+	sroce_debugfs_add(to_sdev(ibdev));
+	return 0;
+}
+
 static void sroce_device_dealloc(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	/* First: its readers walk the tables torn down below. */
+	sroce_debugfs_del(sdev);
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
 	sroce_ah_table_destroy(sdev);
@@ -102,6 +112,8 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_qp_destroy,
 	.destroy_srq = sroce_srq_destroy,
 	.device_group = &sroce_device_attr_group,
+	.enable_driver = sroce_device_enable,
+	.fill_res_qp_entry = sroce_restrack_fill_qp,
 	.get_dma_mr = sroce_mr_get_dma,
 	.get_hw_stats = sroce_counters_get_stats,
 	.get_link_layer = sroce_port_link_layer,

@@ -45,6 +45,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 static struct workqueue_struct *sroce_wq;
 static atomic_t sroce_engine_next_cpu = ATOMIC_INIT(0);
@@ -424,6 +425,7 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	enum ib_qp_state state;
 	struct sroce_qp *qp;
 
+	trace_sroce_rx(qpn, skb->data, skb->len);
 	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
 	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
 	if (qpn == 1)

@@ -33,6 +33,19 @@ struct sroce_txacct {
 	atomic_t inflight;
 };
 
+/*
+ * Why the requester goes back, or its window moves: the tracepoints
+ * (trace.h) print these.
+ */
+enum sroce_why {
+	SROCE_WHY_TIMEOUT,	/* the retransmit timer expired */
+	SROCE_WHY_SEQ_NAK,	/* a PSN sequence error NAK */
+	SROCE_WHY_RNR_NAK,	/* receiver not ready */
+	SROCE_WHY_IMPLIED,	/* a READ/ATOMIC response found lost */
+	SROCE_WHY_LOCAL,	/* the local stack refused a packet */
+	SROCE_WHY_ACK,		/* acknowledgements grew the window */
+};
+
 /* Bits of sroce_req.flags: the only engine state touched outside it. */
 enum sroce_eng_flag {
 	SROCE_ENG_STOPPED,	/* reset or destroy: no kicks, no timers */
@@ -110,6 +123,10 @@ struct sroce_req {
 	bool rnr_wait;
 	unsigned long rnr_at;		/* jiffies */
 	bool drained;			/* SQD: SQ_DRAINED reported */
+
+	/* Since the last RESET; read racily by restrack and debugfs. */
+	u32 retransmits;		/* packets sent again */
+	u32 timeouts;			/* retransmit timer expirations */
 };
 
 /* A READ response stream in progress (new or replayed). */

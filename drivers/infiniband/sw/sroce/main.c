@@ -9,6 +9,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "observe.h"
 
 static int sroce_link_newlink(const char *name, struct net_device *ndev)
 {
@@ -25,6 +26,7 @@ static int __init sroce_mod_init(void)
 	int err;
 
 	sroce_crc_init();
+	sroce_debugfs_init();
 	err = sroce_engine_init();
 	if (err)
 		goto err_engine;
@@ -44,6 +46,7 @@ err_netdev:
 err_net:
 	sroce_engine_exit();
 err_engine:
+	sroce_debugfs_exit();
 	sroce_crc_exit();
 	return err;
 }
@@ -57,6 +60,8 @@ static void __exit sroce_mod_exit(void)
 	sroce_net_exit_module();
 	/* Every QP is gone with its device: no work is left. */
 	sroce_engine_exit();
+	/* After every device's directory went with the device. */
+	sroce_debugfs_exit();
 	sroce_crc_exit();
 	pr_info("sroce: unloaded\n");
 }

@@ -35,6 +35,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 		       u8 opcode, u32 psn)
@@ -366,6 +367,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		dst_cache_reset(&qp->req.dst_cache);
 	skb_put(skb, SROCE_ICRC_BYTES);
 	len = skb->len;
+	trace_sroce_tx(qp->ibqp.qp_num, skb->data, len);
 	sroce_tx_set_owner(qp, skb);
 
 	/* dst_cache is per-cpu; the socket is freed after an RCU period. */

@@ -9,6 +9,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "trace.h"
 
 /* ah.c resolves it, as for an AH. */
 static int sroce_qp_av_from_attr(struct sroce_qp *qp,
@@ -161,6 +162,8 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	qp->sq_draining = new == IB_QPS_SQD;
+	if (new != cur)
+		trace_sroce_qp_state(ibqp->qp_num, cur, new);
 	qp->state = new;
 out:
 	spin_unlock_bh(&qp->state_lock);
@@ -191,6 +194,7 @@ void sroce_qp_set_error(struct sroce_qp *qp, bool raise,
 	case IB_QPS_RTS:
 	case IB_QPS_SQD:
 	case IB_QPS_SQE:
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 		qp->state = IB_QPS_ERR;
 		moved = true;
 		break;

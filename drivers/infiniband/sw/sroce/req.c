@@ -17,6 +17,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 /* QP timeout 0 means "infinite": we still retransmit, at this pace. */
 #define SROCE_TIMEOUT_DEFAULT	17		/* 4.096 us << 17 = 537 ms */
@@ -79,6 +80,8 @@ void sroce_req_reset(struct sroce_qp *qp)
 	req->rto_deferred = 0;
 	req->rnr_wait = false;
 	req->drained = false;
+	req->retransmits = 0;
+	req->timeouts = 0;
 	/* Idle: the first post must ring the doorbell. */
 	WRITE_ONCE(q->hdr->flags, SROCE_RING_F_KICK);
 }
@@ -356,15 +359,34 @@ static bool sroce_req_window_open(struct sroce_req *req, u32 psn, u32 npsn)
  * A loss, or a packet refused locally: halve the window, once per
  * episode (until everything sent before it is acknowledged).
  */
-void sroce_req_congestion(struct sroce_qp *qp)
+void sroce_req_congestion(struct sroce_qp *qp, enum sroce_why why)
 {
-	sroce_cwnd_loss(&qp->req.cwnd, qp->req.una, qp->req.psn_max);
+	struct sroce_req *req = &qp->req;
+
+	if (sroce_cwnd_loss(&req->cwnd, req->una, req->psn_max))
+		trace_sroce_cwnd(qp->ibqp.qp_num, req->cwnd.cwnd, why);
+}
+
+/*
+ * The window's policy by name, for restrack and debugfs: additive
+ * increase, multiplicative decrease (proto/req.c), with go-back-N.
+ * Rate-based policies will name themselves here.
+ */
+const char *sroce_req_cc_name(const struct sroce_qp *qp)
+{
+	return "aimd";
 }
 
 /* @n more PSNs acknowledged (una already moved): grow the window. */
 void sroce_req_acked(struct sroce_qp *qp, u32 n)
 {
-	sroce_cwnd_acked(&qp->req.cwnd, qp->req.una, n);
+	struct sroce_cwnd *c = &qp->req.cwnd;
+	u32 old = c->cwnd;
+
+	sroce_cwnd_acked(c, qp->req.una, n);
+	/* Only growth is news: most ACKs leave a full window as it is. */
+	if (trace_sroce_cwnd_enabled() && c->cwnd != old)
+		trace_sroce_cwnd(qp->ibqp.qp_num, c->cwnd, SROCE_WHY_ACK);
 }
 
 /* Time this packet, first sent now, unless one is being timed already. */
@@ -523,15 +545,16 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	if (sroce_tx_xmit(qp, skb) == -ENOBUFS) {
 		/* Never left: send the same packet again shortly. */
-		sroce_req_congestion(qp);
+		sroce_req_congestion(qp, SROCE_WHY_LOCAL);
 		sroce_engine_backoff(qp);
 		return -ENOBUFS;
 	}
-	if (sroce_psn_before(psn, req->psn_max))
+	if (sroce_psn_before(psn, req->psn_max)) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
-	else
+		req->retransmits++;
+	} else {
 		sroce_req_rtt_start(req, psn, npsn);
-
+	}
 	sroce_req_record(req, psn, npsn);
 	if (h.ackreq)
 		req->ackreq_psn = psn;
@@ -700,11 +723,13 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 /*
  * Go back to @psn (>= una) and send everything from there again.  Records
  * of packets at or after @psn are dropped: they will be sent anew.
- * @rto: because the retransmit timer expired.
  */
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn, bool rto)
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why)
 {
 	struct sroce_req *req = &qp->req;
+	bool rto = why == SROCE_WHY_TIMEOUT;
+
+	trace_sroce_rewind(qp->ibqp.qp_num, psn, req->psn_max, why);
 
 	/*
 	 * Karn: the timed packet's ACK will not tell which copy it answers.

@@ -26,6 +26,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 #include "proto/resp.h"
 
 #define SROCE_RC_OPCODE(op)	(SROCE_TR_RC | SROCE_OP_##op)
@@ -196,6 +197,7 @@ static void sroce_resp_nak(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	/* A NAK acknowledges every PSN before its own. */
 	qp->resp.ack_due = false;
 	sroce_cnt_inc(sroce_qp_cnt(qp), c);
+	trace_sroce_nak_send(qp->ibqp.qp_num, psn, syndrome);
 	sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK), psn, syndrome, 0);
 }
 

@@ -77,6 +77,8 @@ struct sroce_dev {
 	/* Address handles by number (ah.c). */
 	struct xarray ah_xa;
 	u32 ah_next;
+
+	struct dentry *debugfs;		/* its directory (debugfs.c) */
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -86,3 +86,27 @@ void sroce_table_remove(struct sroce_table *t, struct sroce_obj *obj)
 	wait_for_completion(&obj->released);
 	atomic_dec(&t->count);
 }
+
+/*
+ * A walk that works on each object without the lock held: the first
+ * object at or after *@index, with a reference taken as in
+ * sroce_table_get(), and *@index set to its index; NULL past the last.
+ * Objects added or removed meanwhile may or may not be seen.
+ */
+struct sroce_obj *sroce_table_next(struct sroce_table *t,
+				   unsigned long *index)
+{
+	struct sroce_obj *obj;
+	unsigned long flags;
+
+	xa_lock_irqsave(&t->xa, flags);
+	for (;;) {
+		obj = xa_find(&t->xa, index, ULONG_MAX, XA_PRESENT);
+		/* Not a dying one: its remover may be waiting for refs. */
+		if (!obj || refcount_inc_not_zero(&obj->ref))
+			break;
+		(*index)++;
+	}
+	xa_unlock_irqrestore(&t->xa, flags);
+	return obj;
+}

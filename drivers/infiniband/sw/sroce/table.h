@@ -44,6 +44,8 @@ int sroce_table_add_at(struct sroce_table *t, struct sroce_obj *obj,
 		       u32 index);
 struct sroce_obj *sroce_table_get(struct sroce_table *t, u32 index);
 void sroce_table_remove(struct sroce_table *t, struct sroce_obj *obj);
+struct sroce_obj *sroce_table_next(struct sroce_table *t,
+				   unsigned long *index);
 
 static inline void sroce_obj_get(struct sroce_obj *obj)
 {

@@ -155,8 +155,6 @@ static int sroce_uc_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 
 static bool sroce_uc_next(struct sroce_qp *qp, enum ib_qp_state state)
 {
-	int n;
-
 	/* SQD: the message in progress finishes, no other starts. */
 	if (state == IB_QPS_SQD && !qp->req.cur_off) {
 		sroce_ud_drained(qp);
@@ -164,13 +162,7 @@ static bool sroce_uc_next(struct sroce_qp *qp, enum ib_qp_state state)
 	}
 	if (qp->req.fetch != qp->sq.index)
 		return true;
-	n = sroce_ud_sq_avail(qp);
-	if (n < 0) {
-		pr_warn_ratelimited("sroce: QP %u: SQ producer index is corrupt\n",
-				    qp->ibqp.qp_num);
-		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
-	}
-	if (n <= 0)
+	if (!sroce_ud_sq_ready(qp))
 		return false;
 	sroce_uc_fetch(qp);
 	return true;

@@ -29,6 +29,7 @@
 
 #include "sroce.h"
 #include "rc.h"
+#include "trace.h"
 
 #define SROCE_UD_GRH_BYTES	40
 /* A WR Q_Key with this bit set means the QP's Q_Key (IBTA 10.2.5). */
@@ -131,7 +132,7 @@ static void sroce_ud_fetch(struct sroce_qp *qp)
  * WQEs posted and not retired, or 0 after asking for a doorbell (the
  * store, full barrier, re-read dance of req.c), or -EIO if corrupt.
  */
-int sroce_ud_sq_avail(struct sroce_qp *qp)
+static int sroce_ud_sq_avail(struct sroce_qp *qp)
 {
 	u32 *flags = &qp->sq.hdr->flags;
 	int n = sroce_queue_avail(&qp->sq);
@@ -145,6 +146,22 @@ int sroce_ud_sq_avail(struct sroce_qp *qp)
 	if (n)
 		WRITE_ONCE(*flags, 0);
 	return n;
+}
+
+/*
+ * Nothing fetched waits to be sent: is another WQE posted?  A corrupt
+ * producer index (userspace owns it) makes the QP fatal instead.
+ */
+bool sroce_ud_sq_ready(struct sroce_qp *qp)
+{
+	int n = sroce_ud_sq_avail(qp);
+
+	if (n < 0) {
+		pr_warn_ratelimited("sroce: QP %u: SQ producer index is corrupt\n",
+				    qp->ibqp.qp_num);
+		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
+	}
+	return n > 0;
 }
 
 /*
@@ -239,8 +256,10 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	spin_lock_bh(&qp->state_lock);
-	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_SQE);
 		qp->state = IB_QPS_SQE;
+	}
 	spin_unlock_bh(&qp->state_lock);
 	sroce_comp_wqe(qp, w, w->status);
 }
@@ -263,8 +282,6 @@ void sroce_ud_drained(struct sroce_qp *qp)
 /* The next WQE to send, copied; false if there is none (or SQD). */
 static bool sroce_ud_next(struct sroce_qp *qp, enum ib_qp_state state)
 {
-	int n;
-
 	/* SQD: every WQE retires whole, so the SQ is drained here. */
 	if (state == IB_QPS_SQD) {
 		sroce_ud_drained(qp);
@@ -272,13 +289,7 @@ static bool sroce_ud_next(struct sroce_qp *qp, enum ib_qp_state state)
 	}
 	if (qp->req.fetch != qp->sq.index)
 		return true;
-	n = sroce_ud_sq_avail(qp);
-	if (n < 0) {
-		pr_warn_ratelimited("sroce: QP %u: SQ producer index is corrupt\n",
-				    qp->ibqp.qp_num);
-		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
-	}
-	if (n <= 0)
+	if (!sroce_ud_sq_ready(qp))
 		return false;
 	sroce_ud_fetch(qp);
 	return true;

@@ -76,7 +76,7 @@ u8 *sroce_ud_raw(struct sroce_qp *qp, u32 idx);
 enum ib_wc_status sroce_ud_copy_body(struct sroce_qp *qp,
 				     struct sroce_swqe *w, u8 *raw,
 				     const u8 *slot, u64 max);
-int sroce_ud_sq_avail(struct sroce_qp *qp);
+bool sroce_ud_sq_ready(struct sroce_qp *qp);
 void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w);
 void sroce_ud_drained(struct sroce_qp *qp);
 struct sroce_sge *sroce_ud_rsges(struct sroce_qp *qp);

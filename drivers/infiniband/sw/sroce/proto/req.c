@@ -169,13 +169,22 @@ void sroce_rtt_sample(struct sroce_rtt *r, uint64_t sample_us)
 	r->srtt_us = r->srtt_us - r->srtt_us / 8 + s / 8;
 }
 
-/* srtt + max(margin, 4 * rttvar); 0 before the first sample. */
+/*
+ * srtt + max(4 rttvar, srtt / 2, 1 ms); 0 before the first sample.  The
+ * half RTT is for a path whose samples agree closely: a scheduling stall
+ * (a busy host, a VM whose CPU is taken away) is not in them, and would
+ * otherwise fire the timer on a packet that is merely late.  TCP has its
+ * 200 ms floor for the same reason.
+ */
 uint64_t sroce_rtt_rto_us(const struct sroce_rtt *r)
 {
-	uint64_t var = (uint64_t)r->rttvar_us * 4;
+	uint64_t margin = (uint64_t)r->rttvar_us * 4;
 
 	if (!r->valid)
 		return 0;
-	return r->srtt_us + (var > SROCE_RTT_MARGIN_US ? var :
-			     SROCE_RTT_MARGIN_US);
+	if (margin < r->srtt_us / 2)
+		margin = r->srtt_us / 2;
+	if (margin < SROCE_RTT_MARGIN_US)
+		margin = SROCE_RTT_MARGIN_US;
+	return r->srtt_us + margin;
 }

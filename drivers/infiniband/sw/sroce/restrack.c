@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Driver detail of `rdma resource show qp`: ib_core's nldev asks us for
+ * each QP, holding its restrack reference, in process context; iproute2
+ * prints the RDMA_NLDEV_ATTR_DRIVER nest with -dd.  The values are a
+ * snapshot (qp_snap.c).
+ */
+#include <rdma/rdma_netlink.h>
+
+#include "sroce.h"
+#include "observe.h"
+
+int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp_snap s;
+	struct nlattr *nest;
+	unsigned int i;
+
+	sroce_qp_snap(to_sqp(ibqp), &s);
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < s.n; i++)
+		if (rdma_nl_put_driver_u32(msg, s.f[i].name, s.f[i].val))
+			goto err_cancel;
+	if (s.cc && rdma_nl_put_driver_string(msg, "cc", s.cc))
+		goto err_cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
