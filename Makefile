@@ -17,7 +17,7 @@ MANDIR ?= /usr/share/man
 
 export KVER
 
-.PHONY: all module provider install uninstall clean check check-debug demo \
+.PHONY: all module provider install uninstall clean check check-long check-debug demo \
 	deps bench unit checkpatch sparse
 
 all: module provider
@@ -60,6 +60,12 @@ tests: all
 check: deps
 	$(MAKE) tests
 	selftests/run $(T)
+
+# The long lane: tests too slow for CI's budget (IPv6 and jumbo-frame
+# interop with rdma_rxe, ~10 min each).  Run before resolving an issue.
+check-long: deps
+	$(MAKE) tests
+	SROCE_VM_ONLY=1 SROCE_LANE=long selftests/run $(T)
 
 # The debug-kernel lane (Documentation/debug-kernel.rst): the VM tests
 # under a KASAN/lockdep/kmemleak kernel, built once (~20 min) and cached

@@ -9,6 +9,7 @@
 # perftest keeps its TCP side channel on IPv4 (4.5 has no IPv6 there);
 # rdma_cm and rping use the IPv6 addresses.
 # sroce-timeout: 1500
+# sroce-lane: long
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"

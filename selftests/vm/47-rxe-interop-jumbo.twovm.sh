@@ -7,6 +7,7 @@
 # client.  VM A captures all of it and checks it with tshark and with
 # selftests/tools/roce_check.py at --pmtu 4096.
 # sroce-timeout: 1500
+# sroce-lane: long
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
