@@ -18,7 +18,7 @@ MANDIR ?= /usr/share/man
 export KVER
 
 .PHONY: all module provider install uninstall clean check check-long check-debug demo \
-	deps bench unit checkpatch sparse
+	deps bench bench-lfn unit checkpatch sparse
 
 all: module provider
 
@@ -102,3 +102,10 @@ bench: deps
 	$(CC) -O2 -Wall -Werror -o out/bench/udp_pingpong tools/bench/udp_pingpong.c
 	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh
 	tools/qemu/run-test --vms 2 --timeout 1800 tools/bench/bench-interop.sh
+
+# The long-fat-network benchmark (issue 7): 100 Mbit/s, 100 ms RTT, 0 to
+# 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.
+bench-lfn: deps
+	$(MAKE) all
+	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS" \
+		tools/qemu/run-test --vms 2 --timeout 3000 --follow tools/bench/bench-lfn.sh
