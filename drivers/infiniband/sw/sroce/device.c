@@ -79,6 +79,8 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 
 	/* First: its readers walk the tables torn down below. */
 	sroce_debugfs_del(sdev);
+	/* After the ib_device, which ib_core took out of sysfs first. */
+	sroce_parent_del(sdev);
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
 	sroce_ah_table_destroy(sdev);
@@ -290,6 +292,9 @@ int sroce_device_add(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+	err = sroce_parent_add(sdev);
 	if (err)
 		goto err_dealloc;
 
