@@ -10,22 +10,6 @@ set -u
 AV=$SROCE_TREE/selftests/verbs/async_verify
 AV_PLAN=12
 
-# Replay async_verify's verdicts as ours; a missing one fails.
-replay() {
-	local line n=0
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_ok "${line#ok * - }"; n=$((n + 1)) ;;
-		"not ok "*) tap_fail "${line#not ok * - }"; n=$((n + 1)) ;;
-		"#"*|"Bail out!"*) echo "$line" ;;
-		esac
-	done <"$1"
-	while [ $n -lt $AV_PLAN ]; do
-		tap_fail "async_verify verdict $((n + 1)) missing"
-		n=$((n + 1))
-	done
-}
-
 tap_plan $((5 + AV_PLAN))
 tap_require "load sroce" sroce_load
 tap_require "provider" sroce_provider_setup
@@ -35,6 +19,6 @@ tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev 
 G4A=$(wait_for 10 gid_index ns1 fab1 192.168.77.1 && gid_index ns1 fab1 192.168.77.1)
 ip netns exec ns1 timeout 300 "$AV" -d fab1 -n v1 -a 192.168.77.50/24 \
 	-g "${G4A:-0}" >"$SROCE_RESULTS/async_verify.out" 2>&1
-replay "$SROCE_RESULTS/async_verify.out"
+tap_replay "$SROCE_RESULTS/async_verify.out" $AV_PLAN
 counters ns1 fab1 | tap_diag_file
 tap_done

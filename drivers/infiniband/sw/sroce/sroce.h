@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "counters.h"
 #include "srq.h"
+#include "mcast.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -79,6 +80,9 @@ struct sroce_dev {
 	u32 ah_next;
 
 	struct dentry *debugfs;		/* its directory (debugfs.c) */
+
+	/* Multicast groups its UD QPs are attached to (mcast.c). */
+	struct sroce_mcast mcast;
 
 	/* The ib_device's sysfs parent and its net/ link's name (parent.c). */
 	struct device *parent;
