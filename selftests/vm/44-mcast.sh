@@ -72,7 +72,23 @@ mckey_pair() {
 	[ $rc = 0 ] && grep -q "data transfers complete" "$out"
 }
 
-tap_plan $((7 + 3 * MV_PLAN + 2 + 1 + 2))
+# A member that dies without detaching: uverbs detaches its QP, and the
+# last detach leaves the group.
+has_group() { ip -n ns2 maddr show dev v2 | grep -qw "$1"; }
+no_group() { ! has_group "$1"; }
+mcast_kill() {
+	local out=$SROCE_RESULTS/mckey-killed.out pid
+	ip netns exec ns2 stdbuf -oL mckey -m 239.1.2.6 -b 192.168.77.2 \
+		-C 5 >"$out" 2>&1 &
+	pid=$!
+	wait_for 60 grep -q "receiving data transfers" "$out"
+	has_group 239.1.2.6
+	kill -9 "$pid"
+	wait "$pid" || true
+	wait_for 10 no_group 239.1.2.6
+}
+
+tap_plan $((7 + 3 * MV_PLAN + 2 + 1 + 2 + 2))
 tap_require "load sroce" sroce_load
 tap_require "provider" sroce_provider_setup
 tap_require "mcast_verify built" test -x "$MV"
@@ -109,4 +125,7 @@ tap_todo "6.1 rdma_cm: no RoCE v2 IPv6 joins" "mckey IPv6 ff0e::1:4: ns1 -> ns2"
 	mckey_pair ff0e::1:4 fd77::1 fd77::2
 counters ns1 fab1 | tap_diag_file
 counters ns2 fab2 | tap_diag_file
+tap_check "a member killed: the group is left" mcast_kill
+# dealloc_driver warns if a group outlived its members.
+tap_check "rdma link delete fab1, fab2" sh -c 'rdma link delete fab1 && rdma link delete fab2'
 tap_done
