@@ -17,8 +17,8 @@ MANDIR ?= /usr/share/man
 
 export KVER
 
-.PHONY: all module provider install uninstall clean check check-debug demo \
-	deps bench unit checkpatch sparse
+.PHONY: all module provider install uninstall clean check check-long check-debug demo \
+	deps bench bench-lfn unit checkpatch sparse
 
 all: module provider
 
@@ -61,6 +61,12 @@ check: deps
 	$(MAKE) tests
 	selftests/run $(T)
 
+# The long lane: tests too slow for CI's budget (IPv6 and jumbo-frame
+# interop with rdma_rxe, ~10 min each).  Run before resolving an issue.
+check-long: deps
+	$(MAKE) tests
+	SROCE_VM_ONLY=1 SROCE_LANE=long selftests/run $(T)
+
 # The debug-kernel lane (Documentation/debug-kernel.rst): the VM tests
 # under a KASAN/lockdep/kmemleak kernel, built once (~20 min) and cached
 # in /var/cache/sroce. Not part of `check`: it takes hours, not minutes.
@@ -88,9 +94,18 @@ sparse:
 print-kver:
 	@echo $(KVER)
 
-# Benchmarks (not part of check): sroce against rxe in one VM run.
+# Benchmarks (not part of check): sroce against rxe in one VM run, then
+# sroce<->rxe against rxe<->rxe over the same two-VM link.
 bench: deps
 	$(MAKE) tests
 	mkdir -p out/bench
 	$(CC) -O2 -Wall -Werror -o out/bench/udp_pingpong tools/bench/udp_pingpong.c
 	tools/qemu/run-test --timeout 1800 tools/bench/bench-rc.sh
+	tools/qemu/run-test --vms 2 --timeout 1800 tools/bench/bench-interop.sh
+
+# The long-fat-network benchmark (issue 7): 100 Mbit/s, 100 ms RTT, 0 to
+# 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.
+bench-lfn: deps
+	$(MAKE) all
+	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS" \
+		tools/qemu/run-test --vms 2 --timeout 3000 --follow tools/bench/bench-lfn.sh

@@ -150,6 +150,25 @@ tap_done() {
 	exit 0
 }
 
+# tap_replay FILE PLAN [PREFIX]: a TAP-speaking program's verdicts (its
+# output in FILE) as our test points, PREFIX before each description; a
+# verdict short of its PLAN fails, so a crash half way cannot pass.
+tap_replay() {
+	local line n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap_ok "${3:-}${line#ok * - }"; n=$((n + 1)) ;;
+		"not ok "*) tap_fail "${3:-}${line#not ok * - }"; n=$((n + 1)) ;;
+		"#"*) echo "$line" ;;
+		"Bail out!"*) echo "# $line" ;;
+		esac
+	done <"$1"
+	while [ $n -lt "$2" ]; do
+		n=$((n + 1))
+		tap_fail "${3:-}verdict $n of $2 missing"
+	done
+}
+
 # Abort the whole test; the runner counts it as a failure.
 tap_bail() {
 	echo "Bail out! $*"

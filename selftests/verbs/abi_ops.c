@@ -883,12 +883,9 @@ static void test_stub_qp(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_qp_rate_limit_attr rl = {};
 	struct ibv_flow_attr flow = { .size = sizeof(flow), .port = 1 };
 	struct ibv_ece ece = { .vendor_id = 0x5352 };
-	union ibv_gid gid = {};
 	int ret;
 
 	RET_STUB("modify_qp_rate_limit", ibv_modify_qp_rate_limit(&qp, &rl));
-	RET_STUB("attach_mcast", ibv_attach_mcast(&qp, &gid, 0));
-	RET_STUB("detach_mcast", ibv_detach_mcast(&qp, &gid, 0));
 	RET_STUB("query_ece", ibv_query_ece(&qp, &ece));
 	RET_STUB("set_ece", ibv_set_ece(&qp, &ece));
 	NULL_STUB("create_flow", ibv_create_flow(&qp, &flow));

@@ -185,7 +185,8 @@ static void sleep_ms(long ms)
 enum cnt {
 	C_RX, C_BAD_HDR, C_ICRC, C_PKEY, C_TRANSPORT, C_UNKNOWN_QP, C_GSI,
 	C_DROPPED, C_DUP, C_OOS, C_STALE, C_BAD_RESP, C_ACKS, C_SEQ_NAKS,
-	C_RNR_NAKS, C_ERR_NAKS, C_DUP_READS, C_DUP_ATOMICS, C_BAD_ADDR, NCNT
+	C_RNR_NAKS, C_ERR_NAKS, C_DUP_READS, C_DUP_ATOMICS, C_BAD_ADDR,
+	C_MCAST_DROPPED, NCNT
 };
 
 static const char *const cnt_names[NCNT] = {
@@ -208,6 +209,7 @@ static const char *const cnt_names[NCNT] = {
 	[C_DUP_READS] = "dup_reads",
 	[C_DUP_ATOMICS] = "dup_atomics",
 	[C_BAD_ADDR] = "rx_bad_addr",
+	[C_MCAST_DROPPED] = "rx_mcast_dropped",
 };
 
 #define ANY	INT64_MIN	/* a counter the case does not judge */
@@ -1644,6 +1646,29 @@ static void case_qpn_zero(struct cx *c)
 	expect(c, C_UNKNOWN_QP, 1);
 }
 
+/*
+ * DestQP 0xFFFFFF names the members of a multicast group: not a QP, and
+ * only for a UD SEND to an IP multicast address.
+ */
+static void case_qpn_mcast_rc(struct cx *c)
+{
+	write_to_qpn(c, 0xffffff);
+	expect(c, C_MCAST_DROPPED, 1);
+}
+
+static void case_qpn_mcast_unicast(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, SROCE_TR_UD | SROCE_OP_SEND_ONLY,
+				     c->epsn);
+
+	h.dest_qpn = 0xffffff;
+	h.qkey = 0x11111111;
+	h.src_qpn = opt.peer_qpn;
+	inject(c, &h, c->data, 64);
+	expect(c, C_RX, 1);
+	expect(c, C_MCAST_DROPPED, 1);
+}
+
 /* QP1 (GSI, the CM's) is not handled: counted apart. */
 /* QP1 is the GSI QP, a UD QP: it counts the packet and refuses an RC one. */
 static void case_qpn_gsi(struct cx *c)
@@ -2557,6 +2582,10 @@ static const struct tcase cases[] = {
 	  .fn = case_qpn_zero },
 	{ .name = "qpn_gsi", .desc = "RC WRITE to QPN 1 (GSI, UD): rx_gsi, rx_bad_transport",
 	  .fn = case_qpn_gsi },
+	{ .name = "qpn_mcast_rc", .desc = "RC WRITE to QPN 0xffffff (multicast): rx_mcast_dropped",
+	  .fn = case_qpn_mcast_rc },
+	{ .name = "qpn_mcast_unicast", .desc = "UD SEND to QPN 0xffffff at a unicast address: rx_mcast_dropped",
+	  .fn = case_qpn_mcast_unicast },
 	{ .name = "pkey_wrong", .desc = "P_Key 0x1234: rx_bad_pkey",
 	  .fn = case_pkey_wrong },
 	{ .name = "pkey_invalid", .desc = "P_Key 0x8000 (invalid partition): rx_bad_pkey",

@@ -31,7 +31,7 @@ wait_nomatch() {
 	return 1
 }
 
-tap_plan 34
+tap_plan 38
 
 sroce_load
 sroce_provider_setup
@@ -94,6 +94,16 @@ tap_check "peer up: fab1 PORT_ACTIVE again" sh -c \
 	"ip netns exec ns2 ip link set v2 up && true"
 tap_check "... back to ACTIVE" wait_match 'state:.*PORT_ACTIVE' ip netns exec ns1 ibv_devinfo -d fab1
 
+# The parent device: device/net/ names the netdev (pyverbs reads it), it
+# follows a rename, and it carries no modalias for libibverbs to match.
+tap_check "fab1's device/net/ holds v1 (in ns1)" sh -c \
+	'ip netns exec ns1 ls /sys/class/infiniband/fab1/device/net/ | grep -qx v1 && ip netns exec ns1 cat /sys/class/infiniband/fab1/device/net/v1/address'
+tap_check "... and follows a rename of v1" sh -c \
+	'ip netns exec ns1 ip link set v1 down && ip netns exec ns1 ip link set v1 name v1x && out=$(ip netns exec ns1 ls /sys/class/infiniband/fab1/device/net/) && ip netns exec ns1 ip link set v1x name v1 && ip netns exec ns1 ip link set v1 up && [ "$out" = v1x ] && ip netns exec ns1 ls /sys/class/infiniband/fab1/device/net/ | grep -qx v1'
+tap_check "... parent in class sroce, no modalias" sh -c \
+	'p=$(readlink -f /sys/class/infiniband/fab1/device) && case $p in /sys/devices/virtual/sroce/sroce*) ;; *) echo "parent $p"; exit 1;; esac && [ ! -e "$p/modalias" ]'
+wait_for 10 _link_ready ns1 v1
+
 # Bad input: each fails with an error (and logs a line).
 tap_check "missing netdev fails" sh -c '! rdma link add x type sroce netdev nosuch'
 tap_check "non-Ethernet netdev (lo) fails" sh -c \
@@ -111,6 +121,9 @@ tap_check "... and ns1 no longer binds UDP 4791" sh -c \
 tap_check "deleting the veth removes fab2" sh -c \
 	'ip netns exec ns2 ip link del v2 && true'
 tap_check "... fab2 gone" wait_nomatch 'fab2' ibv_devices
+tap_check "... and both parents with them" sh -c \
+	'[ -z "$(ls /sys/class/sroce/)" ]'
+
 tap_check "rmmod sroce with a device present" sh -c \
 	'ip netns exec ns1 rdma link add fab3 type sroce netdev d0 && ip netns exec ns1 ip link set d0 up && ibv_devices | grep -qw fab3 && rmmod sroce && ! ibv_devices | grep -qw fab3'
 rdma link delete rxe0

@@ -5,38 +5,7 @@
 # it fails only if a tool fails.
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
-
-PORT=19000
-# bw TOOL SNS SDEV SGID CNS CDEV CGID PEER ARGS...: average MB/s.
-perf_run() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	shift 8
-	PORT=$((PORT + 1))
-	run_pair "$sns" "$cns" "$PORT" -- \
-		"$tool" -d "$sdev" -x "$sgid" -F -p "$PORT" "$@" -- \
-		"$tool" -d "$cdev" -x "$cgid" -F -p "$PORT" "$@" "$peer"
-}
-
-# Column N of perftest's result line (the line after the "#bytes" header).
-perf_col() {
-	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}'
-}
-
-sroce_bw() { perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$@" | perf_col 4; }
-rxe_bw() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@" | perf_col 4; }
-sroce_lat() { perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$@" | perf_col 5; }
-rxe_lat() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@" | perf_col 5; }
-
-setup() {
-	sroce_load && sroce_provider_setup && topo_veth || return 1
-	ip netns exec ns1 rdma link add fab1 type sroce netdev v1 || return 1
-	ip netns exec ns2 rdma link add fab2 type sroce netdev v2 || return 1
-	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev lo || return 1
-	wait_for 10 gid_index ns1 fab1 192.168.77.1 >/dev/null
-	G4A=$(gid_index ns1 fab1 192.168.77.1)
-	G4B=$(gid_index ns2 fab2 192.168.77.2)
-	GRXE=$(gid_index "" rxe0 127.0.0.1)
-}
+. "$SROCE_TREE/tools/bench/lib.sh"
 
 # TCP over the same veth, for scale: iperf3 MB/s (one stream, 10 s).
 tcp_bw() {
@@ -66,16 +35,8 @@ set_mtu() {
 		wait_for 10 sh -c "ip netns exec ns1 ibv_devinfo -d fab1 | grep -q 'active_mtu:.*$2'"
 }
 
-row() {
-	local name=$1 unit=$2 s=$3 r=$4
-	awk -v n="$name" -v u="$unit" -v s="$s" -v r="$r" 'BEGIN {
-		ratio = (r > 0 && s > 0) ? sprintf("%.2fx", s / r) : "n/a"
-		printf "| %-22s | %10s | %10s | %8s |\n", n " (" u ")", s, r, ratio }'
-}
-
 table() {
-	echo "| test                   |      sroce |        rxe | sroce/rxe |"
-	echo "|------------------------|------------|------------|----------|"
+	table_head
 	row "ib_write_bw 64K" "MB/s" "$(sroce_bw ib_write_bw -s 65536)" "$(rxe_bw ib_write_bw -s 65536)"
 	row "ib_read_bw 64K" "MB/s" "$(sroce_bw ib_read_bw -s 65536)" "$(rxe_bw ib_read_bw -s 65536)"
 	row "ib_send_bw 64K" "MB/s" "$(sroce_bw ib_send_bw -s 65536)" "$(rxe_bw ib_send_bw -s 65536)"
@@ -89,7 +50,7 @@ table() {
 # 1024 (four times the packets for the same bytes); at 9000, 4096 like
 # rxe's.  Both are printed, so that neither hides the other.
 main() {
-	setup || { echo "setup failed"; exit 1; }
+	bench_setup || { echo "setup failed"; exit 1; }
 	echo "## veth MTU 1500: sroce RoCE MTU 1024, rxe (lo) 4096"
 	table
 	set_mtu 9000 4096 || { echo "MTU 9000 failed"; exit 1; }

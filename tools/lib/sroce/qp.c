@@ -378,10 +378,28 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	return ret;
 }
 
+/*
+ * UD multicast: the kernel keeps the group's members and joins the IP
+ * group on the netdev; nothing of it lives in userspace.
+ */
+static int sroce_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+			      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(ibqp, gid, lid);
+}
+
+static int sroce_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+			      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(ibqp, gid, lid);
+}
+
 const struct verbs_context_ops sroce_qp_ops = {
+	.attach_mcast = sroce_attach_mcast,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.destroy_qp = sroce_destroy_qp,
+	.detach_mcast = sroce_detach_mcast,
 	.modify_qp = sroce_modify_qp,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,

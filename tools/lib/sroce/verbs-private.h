@@ -527,6 +527,11 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+/* UD multicast: the ATTACH_MCAST and DETACH_MCAST commands. */
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
 /*
  * The write() command IB_USER_VERBS_CMD_POST_SEND.  With wr == NULL it
  * sends wr_count = sge_count = 0, which libsroce uses as its doorbell;

@@ -47,6 +47,8 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_BAD_QKEY].name = "rx_bad_qkey",
 	[SROCE_CNT_RX_UD_NO_WQE].name = "rx_ud_no_wqe",
 	[SROCE_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
+	[SROCE_CNT_RX_MCAST].name = "rx_mcast_packets",
+	[SROCE_CNT_RX_MCAST_DROPPED].name = "rx_mcast_dropped",
 	[SROCE_CNT_MR_ACCESS_REFUSED].name = "mr_access_refused",
 	[SROCE_CNT_FR_OP_ERRORS].name = "fr_op_errors",
 };

@@ -54,6 +54,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_QKEY,		/* UD: Q_Key is not the QP's */
 	SROCE_CNT_RX_UD_NO_WQE,		/* UD: no receive WQE posted */
 	SROCE_CNT_RX_UC_DROPPED,	/* UC: messages lost or refused */
+	SROCE_CNT_RX_MCAST,		/* UD: packets to a group with members */
+	SROCE_CNT_RX_MCAST_DROPPED,	/* to no group here, or not a UD SEND */
 	/* Memory regions, fast registration (frmr.c). */
 	SROCE_CNT_MR_ACCESS_REFUSED,	/* remote access through an MR refused */
 	SROCE_CNT_FR_OP_ERRORS,		/* fast reg, MR invalidations refused */

@@ -64,6 +64,11 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 			       IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* UD multicast (mcast.c). */
+	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
+				       SROCE_MAX_MCAST_QP_ATTACH;
 	/* Fast registration, local and remote invalidation (frmr.c). */
 	a->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
@@ -82,9 +87,12 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 
 	/* First: its readers walk the tables torn down below. */
 	sroce_debugfs_del(sdev);
+	/* After the ib_device, which ib_core took out of sysfs first. */
+	sroce_parent_del(sdev);
 	if (sdev->snet)
 		sroce_net_put(sdev->snet);
 	sroce_ah_table_destroy(sdev);
+	sroce_mcast_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->mw_table);
 	sroce_table_destroy(&sdev->mr_table);
@@ -101,6 +109,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_mw_alloc,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
+	.attach_mcast = sroce_mcast_attach,
 	.create_ah = sroce_ah_create,
 	.create_cq = sroce_cq_create,
 	.create_qp = sroce_qp_create,
@@ -115,6 +124,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
 	.destroy_srq = sroce_srq_destroy,
+	.detach_mcast = sroce_mcast_detach,
 	.device_group = &sroce_device_attr_group,
 	.enable_driver = sroce_device_enable,
 	.fill_res_qp_entry = sroce_restrack_fill_qp,
@@ -217,6 +227,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
 	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
 	sroce_ah_table_init(sdev);
+	sroce_mcast_init(sdev);
 	/* Above every MR index: an rkey's index tells MW from MR. */
 	sroce_table_init(&sdev->mw_table, SROCE_MW_INDEX_MIN,
 			 SROCE_MW_INDEX_MIN + SROCE_MAX_MW - 1);
@@ -295,6 +306,9 @@ int sroce_device_add(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+	err = sroce_parent_add(sdev);
 	if (err)
 		goto err_dealloc;
 

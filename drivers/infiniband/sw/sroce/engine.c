@@ -419,26 +419,14 @@ static bool sroce_engine_addr_ok(const struct sroce_qp *qp,
  * The QP reference is dropped once the work is kicked; destroy removes
  * the QP from the table (waiting for us) before it stops the engine.
  */
-void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	u32 qpn = sroce_be_load24(skb->data + 5);	/* BTH DestQP */
+	struct sroce_dev *sdev = qp->sdev;
 	enum ib_qp_state state;
-	struct sroce_qp *qp;
 
-	trace_sroce_rx(qpn, skb->data, skb->len);
-	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
-	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
-	if (qpn == 1)
-		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_GSI);
-	qp = sroce_qp_lookup(sdev, qpn);
-	if (!qp) {
-		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
-		goto drop;
-	}
 	/* A UD packet for an RC QP, or the reverse: not for this QP. */
 	if ((skb->data[0] & SROCE_TR_MASK) != sroce_qp_transport(qp)) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_TRANSPORT);
-		sroce_qp_put(qp);
 		goto drop;
 	}
 	/* The AV is set before RTR is published and fixed from then on. */
@@ -447,24 +435,45 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	    (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
 	    !sroce_engine_addr_ok(qp, skb)) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_ADDR);
-		sroce_qp_put(qp);
 		goto drop;
 	}
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR ||
 	    skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_DROPPED);
-		sroce_qp_put(qp);
 		goto drop;
 	}
 	/* Nothing below needs the route the packet came in on. */
 	skb_dst_drop(skb);
 	skb_queue_tail(&qp->rxq, skb);
 	sroce_engine_poke(qp);
-	sroce_qp_put(qp);
 	return;
 
 drop:
 	kfree_skb(skb);
+}
+
+void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	u32 qpn = sroce_be_load24(skb->data + 5);	/* BTH DestQP */
+	struct sroce_qp *qp;
+
+	trace_sroce_rx(qpn, skb->data, skb->len);
+	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
+	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
+	if (qpn == 1)
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_GSI);
+	if (qpn == SROCE_MCAST_QPN) {
+		sroce_mcast_recv(sdev, skb);
+		return;
+	}
+	qp = sroce_qp_lookup(sdev, qpn);
+	if (!qp) {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_UNKNOWN_QP);
+		kfree_skb(skb);
+		return;
+	}
+	sroce_engine_deliver(qp, skb);
+	sroce_qp_put(qp);
 }
 
 int sroce_engine_init(void)

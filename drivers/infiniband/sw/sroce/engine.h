@@ -188,6 +188,8 @@ void sroce_engine_poke(struct sroce_qp *qp);
 
 /* Called by the receive path (net_rx.c) for a verified packet. */
 void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+/* Queue a verified packet to @qp (mcast.c: one per member); consumes it. */
+void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 
 int sroce_engine_init(void);
 void sroce_engine_exit(void);

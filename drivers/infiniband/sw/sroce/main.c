@@ -27,6 +27,9 @@ static int __init sroce_mod_init(void)
 
 	sroce_crc_init();
 	sroce_debugfs_init();
+	err = sroce_parent_init();
+	if (err)
+		goto err_parent;
 	err = sroce_engine_init();
 	if (err)
 		goto err_engine;
@@ -46,6 +49,8 @@ err_netdev:
 err_net:
 	sroce_engine_exit();
 err_engine:
+	sroce_parent_exit();
+err_parent:
 	sroce_debugfs_exit();
 	sroce_crc_exit();
 	return err;
@@ -61,6 +66,7 @@ static void __exit sroce_mod_exit(void)
 	/* Every QP is gone with its device: no work is left. */
 	sroce_engine_exit();
 	/* After every device's directory went with the device. */
+	sroce_parent_exit();
 	sroce_debugfs_exit();
 	sroce_crc_exit();
 	pr_info("sroce: unloaded\n");

@@ -69,6 +69,13 @@ static struct socket *sroce_net_sock_open(struct net *net,
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	/*
+	 * That turned IPv4 multicast loopback off, as a VXLAN wants; RoCE
+	 * multicast goes to this host's members too (mcast.c), as it does
+	 * over IPv6, whose loopback flag it left alone.
+	 */
+	if (!ipv6)
+		inet_sk(sock->sk)->mc_loop = 1;
 	return sock;
 }
 

@@ -24,6 +24,9 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 		 */
 		ib_unregister_device_queued(ibdev);
 		break;
+	case NETDEV_CHANGENAME:
+		sroce_parent_rename(to_sdev(ibdev));
+		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:

@@ -449,10 +449,13 @@ static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 {
 	struct sroce_req *req = &qp->req;
 
-	/* READ and ATOMIC are answered by their responses. */
-	if (sroce_kind_is_rd_atomic(kind))
-		return false;
-	return last ||
+	/*
+	 * A READ or ATOMIC request is answered by its responses whatever
+	 * the bit says; but it is the last packet of its request, where
+	 * rdma_rxe sets AckReq too and a peer or monitor may look for it
+	 * (selftests/tools/roce_check.py does).
+	 */
+	return last || sroce_kind_is_rd_atomic(kind) ||
 	       sroce_psn_sub(psn, req->ackreq_psn) >= SROCE_ACKREQ_EVERY ||
 	       sroce_psn_sub(sroce_psn_add(psn, 1), req->una) >= req->cwnd.cwnd;
 }

@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "counters.h"
 #include "srq.h"
+#include "mcast.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -79,6 +80,13 @@ struct sroce_dev {
 	u32 ah_next;
 
 	struct dentry *debugfs;		/* its directory (debugfs.c) */
+
+	/* Multicast groups its UD QPs are attached to (mcast.c). */
+	struct sroce_mcast mcast;
+
+	/* The ib_device's sysfs parent and its net/ link's name (parent.c). */
+	struct device *parent;
+	char parent_link[IFNAMSIZ];
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -266,6 +274,13 @@ void sroce_net_put(struct sroce_net *snet);
 
 /* net_rx.c: the receive path behind the encap hook (softirq). */
 int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb);
+
+/* parent.c */
+int sroce_parent_init(void);
+void sroce_parent_exit(void);
+int sroce_parent_add(struct sroce_dev *sdev);
+void sroce_parent_del(struct sroce_dev *sdev);
+void sroce_parent_rename(struct sroce_dev *sdev);
 
 /* netdev.c */
 int sroce_netdev_init(void);

@@ -1,0 +1,48 @@
+#!/bin/bash
+# selftests/run picks tests by lane: `make check` must not lose a test by
+# accident, and must not grow by the long interop lane either.
+# shellcheck disable=SC2317 # functions below are called via tap_check
+set -u
+SROCE_TREE=$(cd "$(dirname "$0")/../.." && pwd)
+. "$SROCE_TREE/selftests/lib.sh"
+
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+printf '#!/bin/bash\n' >"$DIR/10-plain.sh"
+printf '#!/bin/bash\n# sroce-lane: long\n' >"$DIR/20-long.twovm.sh"
+printf '#!/bin/bash\n# sroce-lane: other\n' >"$DIR/30-other.sh"
+
+# list LANE PATTERN...: the runner's selection, on one line.
+list() {
+	local lane=$1
+	shift
+	SROCE_VM_TEST_DIR=$DIR SROCE_LIST=1 SROCE_LANE=$lane \
+		"$SROCE_TREE/selftests/run" "$@" | tr '\n' ' '
+}
+
+# expect GOT WANT
+expect() {
+	[ "$1" = "$2" ] && return 0
+	echo "got '$1', want '$2'"
+	return 1
+}
+
+check_default() { expect "$(list '')" "10-plain.sh "; }
+check_long() { expect "$(list long)" "20-long.twovm.sh "; }
+check_all() { expect "$(list all)" "10-plain.sh 20-long.twovm.sh 30-other.sh "; }
+check_pattern() { expect "$(list all long)" "20-long.twovm.sh "; }
+# The real tree: the fast interop test is in check, the slow ones are not.
+check_tree() {
+	local got
+	got=$(SROCE_LIST=1 "$SROCE_TREE/selftests/run" | tr '\n' ' ')
+	[[ $got == *45-rxe-interop* ]] || { echo "45 not in check: $got"; return 1; }
+	[[ $got != *46-rxe-interop* ]] || { echo "46 in check: $got"; return 1; }
+}
+
+tap_plan 5
+tap_check "runner: default lane runs unmarked tests only" check_default
+tap_check "runner: SROCE_LANE=long runs the long lane only" check_long
+tap_check "runner: SROCE_LANE=all runs every lane" check_all
+tap_check "runner: patterns still select within a lane" check_pattern
+tap_check "runner: 45 in make check, 46 in the long lane" check_tree
+tap_done

@@ -1,0 +1,93 @@
+#!/bin/bash
+# The interop benchmark (make bench, two VMs): the same perftest runs over
+# the same two-VM link, first sroce (VM A) <-> rdma_rxe (VM B), then,
+# after VM A swaps sroce for rdma_rxe, rxe <-> rxe.  VM A is always the
+# client and prints the table.  Sequenced like the interop tests
+# (selftests/interop.sh).  Not a timed test: it fails only if a tool
+# fails.  Under TCG both numbers are mostly the emulator's; the ratio is
+# what to look at.
+set -u
+. "$SROCE_TREE/selftests/lib.sh"
+. "$SROCE_TREE/selftests/interop.sh"
+
+# The runs, "label|column|tool args..."; column 4 of perftest's result
+# line is the average bandwidth (MB/s), column 5 of a latency test its
+# typical latency (usec).
+RUNS=(
+	"ib_write_bw 64K (MB/s)|4|ib_write_bw -n 1000 -s 65536"
+	"ib_read_bw 64K (MB/s)|4|ib_read_bw -n 1000 -s 65536"
+	"ib_send_bw 64K (MB/s)|4|ib_send_bw -n 1000 -s 65536"
+	"ib_send_lat 64B (usec)|5|ib_send_lat -n 200 -s 64"
+	"ib_read_lat 64B (usec)|5|ib_read_lat -n 200 -s 64"
+)
+
+perf_col() {
+	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}' "$2"
+}
+
+# round NAME: every run once, server in VM B; VM A records column values
+# in RESULT_NAME_i.
+round() {
+	local name=$1 i label col args
+	for i in "${!RUNS[@]}"; do
+		IFS='|' read -r label col args <<<"${RUNS[$i]}"
+		IOP_N=$((IOP_N + 1))
+		IOP_PORT=$((IOP_PORT + 1))
+		# shellcheck disable=SC2086 # args is a word list
+		if ! _iop_run B 4 perf $args >"$SROCE_RESULTS/bench-$IOP_N.log" 2>&1; then
+			echo "$name: $label failed:" >&2
+			cat "$SROCE_RESULTS/bench-$IOP_N.log" >&2
+		fi
+		if [ "$SROCE_VM" = A ]; then
+			printf -v "RESULT_${name}_$i" '%s' \
+				"$(perf_col "$col" "$SROCE_RESULTS/case-$IOP_N-A.log")"
+		fi
+		sync_barrier "c$IOP_N-end" 600 || exit 1
+	done
+}
+
+# VM A: sroce out, rxe in, on the same eth0.
+swap_to_rxe() {
+	rdma link delete fab0 && rmmod sroce &&
+		modprobe -a rdma_rxe &&
+		rdma link add rxe0 type rxe netdev eth0 || return 1
+	IOP_DEV=rxe0
+	wait_for 30 iop_ready 1024 || return 1
+	G4=$(iop_gid rxe0 192.168.78.1)
+}
+
+table() {
+	local i label col args s r
+	echo "## two VMs, eth0 MTU 1500 (RoCE MTU 1024), client VM A, server VM B (rdma_rxe)"
+	echo "| test                   | sroce<->rxe |   rxe<->rxe | ratio |"
+	echo "|------------------------|-------------|-------------|-------|"
+	for i in "${!RUNS[@]}"; do
+		IFS='|' read -r label col args <<<"${RUNS[$i]}"
+		s=RESULT_sroce_$i
+		r=RESULT_rxe_$i
+		awk -v n="$label" -v s="${!s:-}" -v r="${!r:-}" 'BEGIN {
+			ratio = (r > 0 && s > 0) ? sprintf("%.2fx", s / r) : "n/a"
+			printf "| %-22s | %11s | %11s | %5s |\n", n, s, r, ratio }'
+	done
+	echo "(latency: lower is better, so a ratio below 1 favours sroce)"
+}
+
+main() {
+	# iop_setup emits TAP lines; the bench's output is the table.
+	iop_setup 1500 >"$SROCE_RESULTS/setup.log" || {
+		cat "$SROCE_RESULTS/setup.log"
+		exit 1
+	}
+	round sroce
+	if [ "$SROCE_VM" = A ]; then
+		swap_to_rxe || { echo "swapping sroce for rxe failed"; exit 1; }
+	fi
+	sync_barrier swapped 300 || exit 1
+	round rxe
+	if [ "$SROCE_VM" = A ]; then
+		table
+	fi
+	sync_barrier finished 300 || true
+}
+
+main

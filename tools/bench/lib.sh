@@ -1,0 +1,55 @@
+#!/bin/bash
+# Shared by the in-VM benchmark (bench-rc.sh) and make demo's guest half:
+# sroce between namespaces ns1 and ns2 over veth (fab1, fab2) beside
+# rdma_rxe on lo (rxe0), driven by unchanged perftest.
+# Source after selftests/lib.sh.
+
+PERF_PORT=19000
+
+# perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: run a perftest
+# pair, the server in SNS, the client in CNS; prints both outputs.
+perf_run() {
+	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
+	shift 8
+	PERF_PORT=$((PERF_PORT + 1))
+	run_pair "$sns" "$cns" "$PERF_PORT" -- \
+		"$tool" -d "$sdev" -x "$sgid" -F -p "$PERF_PORT" "$@" -- \
+		"$tool" -d "$cdev" -x "$cgid" -F -p "$PERF_PORT" "$@" "$peer"
+}
+
+# Column N of perftest's result line (the line after the "#bytes" header).
+perf_col() {
+	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}'
+}
+
+# bandwidth (MB/s average) and latency (usec, t_typical) of a tool.
+sroce_bw() { perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$@" | perf_col 4; }
+rxe_bw() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@" | perf_col 4; }
+sroce_lat() { perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$@" | perf_col 5; }
+rxe_lat() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@" | perf_col 5; }
+
+# bench_setup: load sroce, link ns1 and ns2, create fab1, fab2 and rxe0;
+# sets G4A, G4B and GRXE, the IPv4 GID indexes the tools use.
+bench_setup() {
+	sroce_load && sroce_provider_setup && topo_veth || return 1
+	ip netns exec ns1 rdma link add fab1 type sroce netdev v1 || return 1
+	ip netns exec ns2 rdma link add fab2 type sroce netdev v2 || return 1
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev lo || return 1
+	wait_for 10 gid_index ns1 fab1 192.168.77.1 >/dev/null
+	G4A=$(gid_index ns1 fab1 192.168.77.1) &&
+		G4B=$(gid_index ns2 fab2 192.168.77.2) &&
+		GRXE=$(gid_index "" rxe0 127.0.0.1)
+}
+
+# row NAME UNIT SROCE RXE: one table line with the sroce/rxe ratio.
+row() {
+	local name=$1 unit=$2 s=$3 r=$4
+	awk -v n="$name" -v u="$unit" -v s="$s" -v r="$r" 'BEGIN {
+		ratio = (r > 0 && s > 0) ? sprintf("%.2fx", s / r) : "n/a"
+		printf "| %-22s | %10s | %10s | %9s |\n", n " (" u ")", s, r, ratio }'
+}
+
+table_head() {
+	echo "| test                   |      sroce |        rxe | sroce/rxe |"
+	echo "|------------------------|------------|------------|-----------|"
+}
