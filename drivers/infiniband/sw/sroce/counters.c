@@ -47,6 +47,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_BAD_QKEY].name = "rx_bad_qkey",
 	[SROCE_CNT_RX_UD_NO_WQE].name = "rx_ud_no_wqe",
 	[SROCE_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
+	[SROCE_CNT_RX_XRC_BAD_SRQ].name = "rx_xrc_bad_srq",
 };
 
 struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,

@@ -22,7 +22,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
 	SROCE_CNT_RX_ICRC_ERR,
 	SROCE_CNT_RX_BAD_PKEY,
-	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, XRC, CNP, or not its QP's */
+	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, CNP, or not its QP's */
 	SROCE_CNT_RX_UNKNOWN_QP,
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP, not from its peer */
 	SROCE_CNT_RX_GSI,		/* QP1 (CM) packets */
@@ -54,6 +54,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_QKEY,		/* UD: Q_Key is not the QP's */
 	SROCE_CNT_RX_UD_NO_WQE,		/* UD: no receive WQE posted */
 	SROCE_CNT_RX_UC_DROPPED,	/* UC: messages lost or refused */
+	SROCE_CNT_RX_XRC_BAD_SRQ,	/* XRC: no such SRQ in the TGT's domain */
 	SROCE_CNT_MAX
 };
 

@@ -148,6 +148,7 @@ struct sroce_resp {
 	u8 nak;				/* a NAK for epsn is out: be quiet */
 	/* Message in progress. */
 	u8 msg;				/* enum sroce_op_kind or NONE */
+	u32 xrc_srqn;			/* XRC TGT: the SRQ of that message */
 	u32 offset;			/* bytes placed so far */
 	u64 va;				/* WRITE: RETH */
 	u32 rkey;
