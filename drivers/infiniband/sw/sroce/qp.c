@@ -98,6 +98,9 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	/* Report what the rings really hold (rounded up). */
 	cap->max_send_wr = qp->sq.nentries;
 	cap->max_send_sge = qp->max_send_sge;
+	/* An XRC TGT QP's one-slot SQ is only for the engine's sake. */
+	if (sroce_qp_is_xrc_tgt(qp))
+		memset(cap, 0, sizeof(*cap));
 	if (own_rq) {
 		cap->max_recv_wr = qp->rq.nentries;
 		cap->max_recv_sge = qp->max_recv_sge;
