@@ -137,6 +137,7 @@ struct sroce_rdout {
 	u32 length;
 	u32 off;
 	u32 psn;			/* of the next response packet */
+	u32 xrc_srqn;			/* XRC TGT: whose SRQ's PD holds rkey */
 };
 
 /* Responder state: the receive side of the QP. */

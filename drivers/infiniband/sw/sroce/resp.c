@@ -541,6 +541,7 @@ static void sroce_resp_read_start(struct sroce_qp *qp,
 	rd->length = h->dma_len;
 	rd->off = 0;
 	rd->psn = h->psn;
+	rd->xrc_srqn = h->xrc_srqn;
 }
 
 static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
@@ -750,6 +751,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	struct sk_buff *skb;
 	bool last;
 	u32 len;
+	int err;
 
 	if (sroce_tx_throttled(qp))
 		return false;
@@ -770,9 +772,13 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	d.skb = NULL;
 	d.buf = skb->data + sroce_wire_hdr_len(h.opcode);
 	d.off = 0;
-	if (sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
-			      false)) {
-		/* The MR went away under the READ. */
+	/* XRC TGT: the rkey is in the PD of the SRQ the READ named. */
+	err = sroce_xrc_resp_bind_srqn(qp, rd->xrc_srqn) ?:
+	      sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
+				false);
+	sroce_xrc_resp_unbind(qp);
+	if (err) {
+		/* The MR (or the XRC SRQ) went away under the READ. */
 		kfree_skb(skb);
 		rd->active = false;
 		sroce_resp_access(qp, rd->psn);

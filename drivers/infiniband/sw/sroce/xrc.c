@@ -110,6 +110,20 @@ static void sroce_xrc_use(struct sroce_qp *qp, struct sroce_srq *srq)
 	qp->max_recv_sge = srq->max_sge;
 }
 
+/* Between packets: a READ response stream, for its SRQ's PD. */
+int sroce_xrc_resp_bind_srqn(struct sroce_qp *qp, u32 srqn)
+{
+	struct sroce_srq *srq;
+
+	if (!sroce_qp_is_xrc_tgt(qp))
+		return 0;
+	srq = sroce_xrc_srq_get(qp, srqn);
+	if (!srq)
+		return -EINVAL;
+	sroce_xrc_use(qp, srq);
+	return 0;
+}
+
 int sroce_xrc_resp_bind(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 			bool dup)
 {

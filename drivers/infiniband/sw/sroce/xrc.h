@@ -72,6 +72,7 @@ int sroce_xrc_qp_init(struct sroce_qp *qp, struct ib_qp_init_attr *init);
  */
 int sroce_xrc_resp_bind(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 			bool dup);
+int sroce_xrc_resp_bind_srqn(struct sroce_qp *qp, u32 srqn);
 void sroce_xrc_resp_unbind(struct sroce_qp *qp);
 /* A WQE lent by an SRQ that can no longer take its completion: drop it. */
 void sroce_xrc_resp_drop(struct sroce_qp *qp);
