@@ -8,6 +8,7 @@
 # counted).  xsrq_pingpong checks completions only; the bytes are
 # xrc_verify's.
 # sroce-timeout: 900
+# shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
@@ -46,7 +47,7 @@ xsrq_two() {
 	wait "$c2" || rc=1
 	wait "$spid" || rc=1
 	tail -n 3 "$SROCE_RESULTS"/xsrq-*.out
-	return $rc
+	return "$rc"
 }
 
 # The pingpongs are well-formed XRC: no request refused on either side.
