@@ -10,7 +10,7 @@
  * off and ibv_alloc_pd() would run, say, alloc_parent_domain.  So:
  *
  *  - implemented verbs (query device/port, PD, parent and thread
- *    domains, MR, CQ, RC and UD QPs, SRQ, AH, posting) must really work,
+ *    domains, MR, CQ, RC and UD QPs, SRQ, AH, XRC, posting) must really work,
  *    and must not have reached any stub;
  *  - every other verb must fail with its documented error AND must have
  *    reached the provider stub of the same name: libsroce records the last
@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <link.h>
 #include <stdarg.h>
@@ -829,31 +830,105 @@ static void test_ah(struct ibv_pd *pd)
 }
 
 /* ------------------------------------------------------------------ */
+/* XRC                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* An XRC SRQ on @xrcd completing on @cq; NULL on failure. */
+static struct ibv_srq *xrc_srq(struct ibv_context *ctx, struct ibv_pd *pd,
+			       struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+	};
+
+	return ibv_create_srq_ex(ctx, &a);
+}
+
+/* A TGT QP on @xrcd, then a second handle on it through ibv_open_qp(). */
+static void test_xrc_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = xrcd,
+	};
+	struct ibv_qp_open_attr o = {
+		.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.xrcd = xrcd, .qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_qp *tgt, *opened;
+
+	stub_reset();
+	tgt = ibv_create_qp_ex(ctx, &a);
+	if (!tap(tgt && no_stub(), "XRC TGT QP (errno %d, stub %s)", errno,
+		 stub_name()))
+		return;
+	o.qp_num = tgt->qp_num;
+	opened = ibv_open_qp(ctx, &o);
+	tap(opened && opened->qp_num == tgt->qp_num && no_stub(),
+	    "ibv_open_qp of TGT QP %u (errno %d)", tgt->qp_num, errno);
+	if (opened)
+		tap(!ibv_destroy_qp(opened), "ibv_destroy_qp (opened handle)");
+	tap(!ibv_destroy_qp(tgt), "ibv_destroy_qp (TGT)");
+}
+
+static void test_xrc(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex tm = {
+		.pd = pd, .srq_type = IBV_SRQT_TM,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+	};
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq, *bad;
+	struct ibv_cq *cq;
+	uint32_t num = 0;
+
+	stub_reset();
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	if (!tap(xrcd && no_stub(), "ibv_open_xrcd (errno %d, stub %s)",
+		 errno, stub_name()))
+		return;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	srq = cq ? xrc_srq(ctx, pd, xrcd, cq) : NULL;
+	tap(srq && no_stub(), "XRC SRQ via create_srq_ex (errno %d)", errno);
+	if (srq) {
+		tap(!ibv_get_srq_num(srq, &num) && num && num <= 0xffffff,
+		    "ibv_get_srq_num: %u", num);
+		tap(!ibv_destroy_srq(srq), "ibv_destroy_srq (XRC)");
+	}
+	test_xrc_tgt(ctx, xrcd);
+	stub_reset();
+	bad = ibv_create_srq_ex(ctx, &tm);
+	tap(!bad && errno == EOPNOTSUPP && no_stub(),
+	    "tag matching SRQ: EOPNOTSUPP from create_srq_ex (errno %d)", errno);
+	if (cq)
+		ibv_destroy_cq(cq);
+	tap(!ibv_close_xrcd(xrcd) && no_stub(), "ibv_close_xrcd");
+}
+
+/* ------------------------------------------------------------------ */
 /* Not implemented yet: every remaining verb                           */
 /* ------------------------------------------------------------------ */
 
 static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 {
-	struct ibv_srq_init_attr_ex srq_ex = {
-		.pd = pd, .srq_type = IBV_SRQT_TM, .attr = { .max_wr = 16, .max_sge = 1 },
-		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
-	};
-	struct ibv_xrcd_init_attr xrcd = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
-					   IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1 };
 	struct ibv_wq_init_attr wq = { .wq_type = IBV_WQT_RQ, .pd = pd };
 	struct ibv_rwq_ind_table_init_attr rwq = {};
-	struct ibv_qp_open_attr open_qp = {};
 	struct ibv_counters_init_attr cnt = {};
 	struct ibv_alloc_dm_attr dm = { .length = 4096 };
 	struct ibv_flow_action_esp_attr esp = {};
 	struct ibv_values_ex rt = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 
-	/* Tag matching SRQs (and XRC ones) go to create_srq_ex. */
-	NULL_STUB("create_srq_ex", ibv_create_srq_ex(ctx, &srq_ex));
-	NULL_STUB("open_xrcd", ibv_open_xrcd(ctx, &xrcd));
 	NULL_STUB("create_wq", ibv_create_wq(ctx, &wq));
 	NULL_STUB("create_rwq_ind_table", ibv_create_rwq_ind_table(ctx, &rwq));
-	NULL_STUB("open_qp", ibv_open_qp(ctx, &open_qp));
 	NULL_STUB("create_counters", ibv_create_counters(ctx, &cnt));
 	NULL_STUB("alloc_dm", ibv_alloc_dm(ctx, &dm));
 	NULL_STUB("create_flow_action_esp", ibv_create_flow_action_esp(ctx, &esp));
@@ -904,10 +979,8 @@ static void test_stub_srq_wq(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_rwq_ind_table tbl = { .context = ctx };
 	struct ibv_wq_attr wattr = {};
 	struct ibv_ops_wr op = {}, *bad_op = NULL;
-	uint32_t num;
 
 	RET_STUB("post_srq_ops", ibv_post_srq_ops(&srq, &op, &bad_op));
-	RET_STUB("get_srq_num", ibv_get_srq_num(&srq, &num));
 	RET_STUB("modify_wq", ibv_modify_wq(&wq, &wattr));
 	RET_STUB("destroy_wq", ibv_destroy_wq(&wq));
 	RET_STUB("destroy_rwq_ind_table", ibv_destroy_rwq_ind_table(&tbl));
@@ -915,7 +988,6 @@ static void test_stub_srq_wq(struct ibv_context *ctx, struct ibv_pd *pd)
 
 static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 {
-	struct ibv_xrcd xrcd = { .context = ctx };
 	struct ibv_dm dm = { .context = ctx };
 	struct ibv_counters cnt = { .context = ctx };
 	struct ibv_flow flow = { .context = ctx };
@@ -926,7 +998,6 @@ static void test_stub_misc(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_mr fake_mr = { .context = ctx, .pd = pd };
 	uint64_t val;
 
-	RET_STUB("close_xrcd", ibv_close_xrcd(&xrcd));
 	NULL_STUB("reg_dm_mr", ibv_reg_dm_mr(pd, &dm, 0, 64,
 					     IBV_ACCESS_ZERO_BASED));
 	RET_STUB("free_dm", ibv_free_dm(&dm));
@@ -984,6 +1055,7 @@ static void test_pd(struct ibv_context *ctx)
 	test_parent_domain(pd);
 	test_srq(pd);
 	test_ah(pd);
+	test_xrc(ctx, pd);
 	test_stub_creators(ctx, pd);
 	test_stub_cq(ctx);
 	test_stub_qp(ctx, pd);

@@ -468,7 +468,7 @@ static bool bytes_are(const void *p, int c, size_t n)
 /* Header fields the operation does not use must read as zero. */
 static bool wqe_rest_zero(const struct sroce_send_wqe *w, size_t used)
 {
-	return !w->reserved0 &&
+	return !w->xrc_srqn &&
 	       bytes_are((const uint8_t *)&w->wr + used, 0,
 			 sizeof(w->wr) - used);
 }

@@ -1584,7 +1584,7 @@ static void send_transport(struct cx *c, uint8_t tr, uint8_t op)
 }
 
 /*
- * The device handles UD and UC, so these packets pass the device's
+ * The device handles UD, UC and XRC, so these packets pass the device's
  * checks (and count in rx_packets) and are refused by the RC QP they
  * name.
  */
@@ -1604,6 +1604,7 @@ static void case_transport_uc(struct cx *c)
 static void case_transport_xrc(struct cx *c)
 {
 	send_transport(c, SROCE_TR_XRC, SROCE_OP_WRITE_ONLY);
+	expect(c, C_RX, 1);
 }
 
 static void case_transport_cnp(struct cx *c)

@@ -31,6 +31,7 @@ enum sroce_ucontext_caps {
 	SROCE_CAP_NONE = 0,
 	SROCE_CAP_SRQ = 1 << 0,		/* SRQs: struct sroce_create_srq_resp */
 	SROCE_CAP_UD = 1 << 1,		/* UD QPs, AHs: sroce_create_ah_resp */
+	SROCE_CAP_XRC = 1 << 2,		/* XRC domains, SRQs, QPs: xrc_srqn */
 };
 
 /*
@@ -108,7 +109,12 @@ struct sroce_send_wqe {
 	__u32 num_sge;		/* SGEs that follow; 0 if inline */
 	__u32 inline_len;	/* bytes of inline data that follow */
 	__u32 imm_data;		/* network order; or invalidate rkey */
-	__u32 reserved0;
+	/*
+	 * XRC INI QPs (SROCE_CAP_XRC): the SRQ at the target that the
+	 * message is for, 24 bits (the XRCETH).  Zero for other QPs: it was
+	 * reserved0 before XRC, which every provider wrote as zero.
+	 */
+	__u32 xrc_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -162,7 +168,7 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
-		__u8 reserved1[96];	/* room for XRC address fields */
+		__u8 reserved1[96];
 	} wr;
 	/* struct sroce_sge sge[num_sge] or inline data follows. */
 };

@@ -4,6 +4,11 @@
  * we map the SQ and RQ rings its create response names and produce WQEs
  * into them (posting sends is in send.c).  modify, query and destroy are
  * plain uverbs commands: the kernel validates every transition.
+ *
+ * XRC: an INI QP (IBV_QPT_XRC_SEND) is an RC QP with an SQ only.  A TGT
+ * QP (IBV_QPT_XRC_RECV) belongs to an XRC domain and has no rings at
+ * all: it receives into the XRC SRQs its requests name, and any process
+ * with the domain may open it by number (ibv_open_qp()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +26,9 @@ _Static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 _Static_assert(sizeof(struct sroce_recv_wqe) == SROCE_RECV_WQE_HDR_SIZE,
 	       "receive WQE header size");
 
-/* What ibv_create_qp_ex() may ask of us; PD is required. */
+/* What ibv_create_qp_ex() may ask of us; PD (or XRCD) is required. */
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_XRCD | \
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
@@ -131,20 +137,39 @@ static int sroce_qp_map(struct sroce_qp *qp, int cmd_fd,
 	return ret;
 }
 
+/* An XRC TGT QP: a domain of this context, and nothing to send with. */
+static int sroce_qp_check_tgt(struct ibv_context *ctx,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!sroce_ctx_has_xrc(ctx))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    attr->xrcd->context != ctx)
+		return EINVAL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	    attr->send_ops_flags)
+		return EOPNOTSUPP;
+	return 0;
+}
+
 static int sroce_qp_check_init(struct ibv_context *ctx,
 			       const struct ibv_qp_init_attr_ex *attr)
 {
 	uint64_t ops = sroce_send_ops_flags_of(attr->qp_type);
 
-	if (attr->comp_mask & ~(uint32_t)SROCE_QP_INIT_ATTR_MASK ||
-	    !sroce_send_ops_of(attr->qp_type))
+	if (attr->comp_mask & ~(uint32_t)SROCE_QP_INIT_ATTR_MASK)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return sroce_qp_check_tgt(ctx, attr);
+	if (!sroce_send_ops_of(attr->qp_type) ||
+	    (attr->qp_type == IBV_QPT_XRC_SEND && !sroce_ctx_has_xrc(ctx)))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ctx)
 		return EINVAL;
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
-	    attr->create_flags)
-		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
 	    attr->send_ops_flags & ~ops)
 		return EOPNOTSUPP;
@@ -161,6 +186,7 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 {
 	struct sroce_create_qp_resp_buf resp = {};
 	struct ibv_create_qp cmd = {};
+	bool tgt = attr->qp_type == IBV_QPT_XRC_RECV;
 	struct ibv_qp_init_attr_ex a;
 	struct sroce_qp *qp;
 	int ret;
@@ -175,19 +201,24 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 	a = *attr;
 	a.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	/* A parent domain: the kernel gets its PD, the QP keeps it. */
-	qp->parent = sroce_pd_get(attr->pd);
-	a.pd = sroce_pd_real(attr->pd);
+	if (!tgt) {
+		qp->parent = sroce_pd_get(attr->pd);
+		a.pd = sroce_pd_real(attr->pd);
+	}
 	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &a, &cmd, sizeof(cmd),
 				   &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
-	qp->vqp.qp.pd = attr->pd;
-	ret = sroce_qp_map(qp, ctx->cmd_fd, &resp.drv);
-	if (ret) {
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		goto err_free;
+	/* A TGT QP has no rings: the kernel made it for the domain. */
+	if (!tgt) {
+		qp->vqp.qp.pd = attr->pd;
+		ret = sroce_qp_map(qp, ctx->cmd_fd, &resp.drv);
+		if (ret) {
+			ibv_cmd_destroy_qp(&qp->vqp.qp);
+			goto err_free;
+		}
+		sroce_qp_caps(qp, resp.drv.max_inline, &a.cap);
 	}
-	sroce_qp_caps(qp, resp.drv.max_inline, &a.cap);
 	attr->cap = a.cap;
 	qp->send_ops = sroce_send_ops_of(attr->qp_type);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -234,6 +265,36 @@ static struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
+}
+
+/*
+ * Another process's XRC TGT QP, by number, through a domain both opened:
+ * a handle for modify, query and destroy (which closes it; the QP lives
+ * on while its creator or another opener holds it).
+ */
+static struct ibv_qp *sroce_open_qp(struct ibv_context *ctx,
+				    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	if (!sroce_ctx_has_xrc(ctx)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = sroce_qp_alloc();
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		sroce_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
 }
 
 static int sroce_destroy_qp(struct ibv_qp *ibqp)
@@ -401,6 +462,7 @@ const struct verbs_context_ops sroce_qp_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.detach_mcast = sroce_detach_mcast,
 	.modify_qp = sroce_modify_qp,
+	.open_qp = sroce_open_qp,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.query_qp = sroce_query_qp,

@@ -72,6 +72,10 @@ uint32_t sroce_send_ops_of(enum ibv_qp_type type)
 		return SROCE_WR_INLINE;
 	case IBV_QPT_UD:
 		return SROCE_WR(IBV_WR_SEND) | SROCE_WR(IBV_WR_SEND_WITH_IMM);
+	/* XRC INI: RC's data operations; no memory windows. */
+	case IBV_QPT_XRC_SEND:
+		return SROCE_WR_INLINE | SROCE_WR(IBV_WR_RDMA_READ) |
+		       SROCE_WR_ATOMIC;
 	default:
 		return 0;
 	}
@@ -244,6 +248,9 @@ static int sroce_sq_check(const struct sroce_qp *qp,
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND &&
+	    wr->qp_type.xrc.remote_srqn > SROCE_XRC_SRQN_MAX)
+		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE)
 		return sroce_sq_check_inline(qp, wr->opcode,
 					     sroce_sge_total(wr->sg_list,
@@ -357,6 +364,8 @@ static int sroce_sq_post_one(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		sroce_wqe_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 			     wr->wr.ud.remote_qkey);
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	sroce_wqe_gather(wqe, wr);
 	(*room)--;
 	return 0;
@@ -620,8 +629,8 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *x, void *addr,
 }
 
 /*
- * Builders for what sroce does not do yet (TSO, XRC addressing, atomic
- * write): the batch fails.
+ * Builders for what sroce does not do yet (TSO, atomic write): the batch
+ * fails.
  */
 static void sroce_wr_unsupported(struct ibv_qp_ex *x)
 {
@@ -652,9 +661,20 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 	sroce_wqe_ud(wqe, ah, remote_qpn, remote_qkey);
 }
 
+/* XRC INI: the SRQ at the target the message is for. */
 static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 {
-	sroce_wr_unsupported(x);
+	struct sroce_send_wqe *wqe = sroce_wr_cur(x);
+	struct sroce_qp *qp = ex_to_sqp(x);
+
+	if (!wqe)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND ||
+	    srqn > SROCE_XRC_SRQN_MAX) {
+		sroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->xrc_srqn = srqn;
 }
 
 static void sroce_wr_atomic_write(struct ibv_qp_ex *x, uint32_t rkey,

@@ -277,6 +277,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	verbs_set_ops(&ctx->vctx, &sroce_qp_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_srq_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_ah_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_xrc_ops);
 	return &ctx->vctx;
 }
 

@@ -15,6 +15,7 @@
  *   ring.h   - the shared-ring index protocol
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
  *   mw.c     - memory windows: alloc, dealloc, bind; their send WQEs
+ *   xrc.c    - XRC domains (XRC SRQs are in srq.c, XRC QPs in qp.c)
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "verbs-private.h"
+#include "verbs-private-xrc.h"
 #include "rdma/sroce-abi.h"
 #include "ring.h"
 
@@ -267,8 +269,19 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int sroce_rq_post_one(struct sroce_wq *rq, const struct ibv_recv_wr *wr,
 		      uint32_t *room);
 
-/* srq.c: shared receive queues */
+/* srq.c: shared receive queues, basic and XRC */
 extern const struct verbs_context_ops sroce_srq_ops;
+
+/* xrc.c: XRC domains */
+extern const struct verbs_context_ops sroce_xrc_ops;
+
+/* An XRC SRQ number travels in 24 bits (the XRCETH). */
+#define SROCE_XRC_SRQN_MAX	0xffffffu
+
+static inline bool sroce_ctx_has_xrc(struct ibv_context *ctx)
+{
+	return to_sctx(ctx)->caps & SROCE_CAP_XRC;
+}
 
 /* ah.c: address handles */
 struct sroce_ah {

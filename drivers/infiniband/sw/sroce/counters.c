@@ -51,6 +51,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_MCAST_DROPPED].name = "rx_mcast_dropped",
 	[SROCE_CNT_MR_ACCESS_REFUSED].name = "mr_access_refused",
 	[SROCE_CNT_FR_OP_ERRORS].name = "fr_op_errors",
+	[SROCE_CNT_RX_XRC_BAD_SRQ].name = "rx_xrc_bad_srq",
 };
 
 struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,

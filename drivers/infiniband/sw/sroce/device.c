@@ -63,6 +63,8 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	a->max_mw = SROCE_MAX_MW;
 	a->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 			       IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	/* XRC domains, SRQs and QPs (xrc.c). */
+	a->device_cap_flags |= IB_DEVICE_XRC;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/* UD multicast (mcast.c). */
 	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
@@ -94,6 +96,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 	sroce_ah_table_destroy(sdev);
 	sroce_mcast_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
+	sroce_table_destroy(&sdev->srq_table);
 	sroce_table_destroy(&sdev->mw_table);
 	sroce_table_destroy(&sdev->mr_table);
 	ida_destroy(&sdev->pd_ida);
@@ -109,6 +112,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_mw_alloc,
 	.alloc_pd = sroce_pd_alloc,
 	.alloc_ucontext = sroce_ucontext_alloc,
+	.alloc_xrcd = sroce_xrcd_alloc,
 	.attach_mcast = sroce_mcast_attach,
 	.create_ah = sroce_ah_create,
 	.create_cq = sroce_cq_create,
@@ -119,6 +123,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_mw_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
+	.dealloc_xrcd = sroce_xrcd_dealloc,
 	.destroy_ah = sroce_ah_destroy,
 	.dereg_mr = sroce_mr_dereg,
 	.destroy_cq = sroce_cq_destroy,
@@ -159,6 +164,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 };
 
 static ssize_t parent_show(struct device *device,
@@ -226,6 +232,8 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);
 	/* QPNs 0 and 1 are the SMI and GSI QPs; 24 bits on the wire. */
 	sroce_table_init(&sdev->qp_table, 16, 16 + SROCE_MAX_QP - 1);
+	/* XRC SRQ numbers: 24 bits in an XRCETH; 0 is never one. */
+	sroce_table_init(&sdev->srq_table, 1, SROCE_MAX_SRQ);
 	sroce_ah_table_init(sdev);
 	sroce_mcast_init(sdev);
 	/* Above every MR index: an rkey's index tells MW from MR. */

@@ -194,7 +194,10 @@ static bool sroce_engine_flush(struct sroce_qp *qp)
 	/* Not _sync: we run in the work its callback would queue. */
 	del_timer(&qp->req.timer);
 	more = sroce_req_flush(qp, SROCE_BUDGET);
-	more |= sroce_resp_flush(qp, SROCE_BUDGET);
+	if (sroce_qp_is_xrc_tgt(qp))
+		more |= sroce_xrc_resp_flush(qp, SROCE_BUDGET);
+	else
+		more |= sroce_resp_flush(qp, SROCE_BUDGET);
 	return more;
 }
 
@@ -424,16 +427,19 @@ void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_dev *sdev = qp->sdev;
 	enum ib_qp_state state;
 
-	/* A UD packet for an RC QP, or the reverse: not for this QP. */
-	if ((skb->data[0] & SROCE_TR_MASK) != sroce_qp_transport(qp)) {
+	/*
+	 * A UD packet for an RC QP, or the reverse, or an XRC response for
+	 * a TGT QP: not for this QP.
+	 */
+	if ((skb->data[0] & SROCE_TR_MASK) != sroce_qp_transport(qp) ||
+	    !sroce_xrc_accepts(qp, skb->data[0])) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_TRANSPORT);
 		goto drop;
 	}
 	/* The AV is set before RTR is published and fixed from then on. */
 	state = READ_ONCE(qp->state);
 	if (state >= IB_QPS_RTR && state != IB_QPS_ERR &&
-	    (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
-	    !sroce_engine_addr_ok(qp, skb)) {
+	    !sroce_qp_is_ud(qp) && !sroce_engine_addr_ok(qp, skb)) {
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_ADDR);
 		goto drop;
 	}

@@ -137,6 +137,7 @@ struct sroce_rdout {
 	u32 length;
 	u32 off;
 	u32 psn;			/* of the next response packet */
+	u32 xrc_srqn;			/* XRC TGT: whose SRQ's PD holds rkey */
 };
 
 /* Responder state: the receive side of the QP. */
@@ -148,6 +149,7 @@ struct sroce_resp {
 	u8 nak;				/* a NAK for epsn is out: be quiet */
 	/* Message in progress. */
 	u8 msg;				/* enum sroce_op_kind or NONE */
+	u32 xrc_srqn;			/* XRC TGT: the SRQ of that message */
 	u32 offset;			/* bytes placed so far */
 	u64 va;				/* WRITE: RETH */
 	u32 rkey;

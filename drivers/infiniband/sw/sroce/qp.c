@@ -34,9 +34,17 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	const struct ib_device_attr *a = &sdev->attr;
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
-	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		break;
+	default:
 		return -EOPNOTSUPP;
+	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
@@ -52,6 +60,7 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 				struct ib_udata *udata,
 				struct sroce_create_qp_resp *resp)
 {
+	bool own_rq = !init->srq && !sroce_qp_is_xrc(qp);
 	struct ib_qp_cap *cap = &init->cap;
 	struct ib_ucontext *uctx = NULL;
 	int err;
@@ -66,6 +75,8 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 		return err;
 	if (init->srq)
 		err = sroce_srq_qp_init(qp, init);
+	else if (sroce_qp_is_xrc(qp))
+		err = sroce_xrc_qp_init(qp, init);
 	else
 		err = sroce_queue_alloc(&qp->rq,
 					max_t(u32, cap->max_recv_wr, 1),
@@ -78,8 +89,8 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 		err = sroce_queue_mmap_publish(&qp->sq, uctx, &resp->sq);
 		if (err)
 			goto err_rq;
-		/* An SRQ's QP has no RQ of its own to map (entries 0). */
-		err = qp->srq ? 0 : sroce_queue_mmap_publish(&qp->rq, uctx,
+		/* An SRQ's or XRC QP has no RQ of its own to map (entries 0). */
+		err = !own_rq ? 0 : sroce_queue_mmap_publish(&qp->rq, uctx,
 							     &resp->rq);
 		if (err)
 			goto err_rq;
@@ -87,7 +98,10 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	/* Report what the rings really hold (rounded up). */
 	cap->max_send_wr = qp->sq.nentries;
 	cap->max_send_sge = qp->max_send_sge;
-	if (!qp->srq) {
+	/* An XRC TGT QP's one-slot SQ is only for the engine's sake. */
+	if (sroce_qp_is_xrc_tgt(qp))
+		memset(cap, 0, sizeof(*cap));
+	if (own_rq) {
 		cap->max_recv_wr = qp->rq.nentries;
 		cap->max_recv_sge = qp->max_recv_sge;
 	}
@@ -110,6 +124,8 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	err = sroce_qp_check_init(sdev, init);
+	if (!err)
+		err = sroce_xrc_qp_check(init, udata);
 	if (err)
 		return err;
 	qp->sdev = sdev;

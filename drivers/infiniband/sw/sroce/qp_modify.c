@@ -213,6 +213,7 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	bool own_rq;
 
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
@@ -237,10 +238,12 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	spin_unlock_bh(&qp->state_lock);
 
-	attr->cap.max_send_wr = qp->sq.nentries;
-	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.nentries;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
+	attr->cap.max_send_wr = sroce_qp_is_xrc_tgt(qp) ? 0 : qp->sq.nentries;
+	/* An XRC TGT QP's srq changes under us: test its type first. */
+	own_rq = !sroce_qp_is_xrc(qp) && !qp->srq;
+	attr->cap.max_recv_wr = own_rq ? qp->rq.nentries : 0;
+	attr->cap.max_send_sge = sroce_qp_is_xrc_tgt(qp) ? 0 : qp->max_send_sge;
+	attr->cap.max_recv_sge = own_rq ? qp->max_recv_sge : 0;
 	attr->cap.max_inline_data = qp->max_inline;
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;

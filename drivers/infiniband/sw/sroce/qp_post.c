@@ -10,6 +10,9 @@ static bool sroce_qp_can_send(struct sroce_qp *qp)
 {
 	enum ib_qp_state s = READ_ONCE(qp->state);
 
+	/* An XRC TGT QP has no SQ: ib_core's uverbs would post to it. */
+	if (sroce_qp_is_xrc_tgt(qp))
+		return false;
 	/* In ERROR, posted WRs are accepted and flushed by the engine. */
 	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE ||
 	       s == IB_QPS_ERR;
@@ -197,7 +200,9 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_engine_poke(qp);
 		return 0;
 	}
-	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
+	/* XRC QPs have no RQ: test the type first, a TGT's srq moves. */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || sroce_qp_is_xrc(qp) ||
+	    qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -68,7 +68,8 @@ void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	s->n = 0;
 	sroce_qp_snap_add(s, "home_cpu", READ_ONCE(qp->req.cpu));
 	sroce_qp_snap_add(s, "psn_next", READ_ONCE(qp->req.psn));
-	if (s->type == IB_QPT_RC)
+	/* XRC QPs run the RC engine (xrc.h). */
+	if (s->type == IB_QPT_RC || sroce_qp_is_xrc(qp))
 		sroce_qp_snap_rc(qp, s);
 }
 
@@ -83,6 +84,10 @@ const char *sroce_qp_type_name(enum ib_qp_type type)
 		return "UD";
 	case IB_QPT_GSI:
 		return "GSI";
+	case IB_QPT_XRC_INI:
+		return "XRC_INI";
+	case IB_QPT_XRC_TGT:
+		return "XRC_TGT";
 	default:
 		return "?";
 	}

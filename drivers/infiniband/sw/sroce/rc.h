@@ -59,6 +59,7 @@ struct sroce_swqe {
 	u32 send_flags;			/* IB_SEND_* */
 	u32 length;			/* message bytes */
 	u32 num_sge;
+	u32 xrc_srqn;			/* XRC INI: the SRQ at the target */
 	const struct sroce_sge *sge;	/* in req.raw */
 	const u8 *inline_data;		/* in req.raw, or NULL */
 	u8 kind;			/* enum sroce_op_kind */

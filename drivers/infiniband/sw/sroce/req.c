@@ -218,6 +218,12 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 	if (w->kind == SROCE_OPK_NONE ||
 	    (w->kind == SROCE_OPK_REG_MR && qp->user))
 		return IB_WC_LOC_QP_OP_ERR;
+	/* XRC INI: the SRQ number must fit its 24 bits on the wire. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
+		if (wqe->xrc_srqn > SROCE_U24_MAX)
+			return IB_WC_LOC_QP_OP_ERR;
+		w->xrc_srqn = wqe->xrc_srqn;
+	}
 	/* Local operations carry no data; their fields stay in req.raw. */
 	if (sroce_kind_is_local(w->kind))
 		return wqe->num_sge || (wqe->send_flags & IB_SEND_INLINE) ?
@@ -482,6 +488,8 @@ static void sroce_req_fill(struct sroce_qp *qp, struct sroce_swqe *w,
 			h->swap_add = w->compare_add;
 		}
 	}
+	if (oi->hdrs & SROCE_HDR_XRCETH)
+		h->xrc_srqn = w->xrc_srqn;
 	if (oi->hdrs & SROCE_HDR_IMMDT)
 		h->imm = be32_to_cpu((__force __be32)w->imm);
 	/* SEND with Invalidate: the posted rkey, host order. */
@@ -529,7 +537,8 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 		len = seg.len;
 		last = seg.pos == SROCE_POS_LAST || seg.pos == SROCE_POS_ONLY;
 	}
-	opcode = sroce_wire_opcode_for(SROCE_TR_RC, w->kind, seg.pos);
+	opcode = sroce_wire_opcode_for(sroce_qp_transport(qp), w->kind,
+				       seg.pos);
 	if (WARN_ON_ONCE(opcode < 0))
 		return -EIO;
 	sroce_tx_hdr_init(qp, &h, opcode, psn);

@@ -29,7 +29,8 @@
 #include "trace.h"
 #include "proto/resp.h"
 
-#define SROCE_RC_OPCODE(op)	(SROCE_TR_RC | SROCE_OP_##op)
+/* An operation on the QP's own transport: RC, or XRC for a TGT QP. */
+#define SROCE_RESP_OPCODE(qp, op)	(sroce_qp_transport(qp) | SROCE_OP_##op)
 
 enum sroce_resp_nak {
 	SROCE_RESP_NAK_NONE,
@@ -80,6 +81,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	resp->comm_est = false;
 	resp->nak = SROCE_RESP_NAK_NONE;
 	resp->msg = SROCE_OPK_NONE;
+	resp->xrc_srqn = 0;
 	resp->offset = 0;
 	resp->have_rwqe = false;
 	resp->ack_due = false;
@@ -108,7 +110,7 @@ static void sroce_resp_preempt(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 
 	if (!resp->rd.active ||
-	    h->opcode != SROCE_RC_OPCODE(READ_REQ) ||
+	    h->opcode != SROCE_RESP_OPCODE(qp, READ_REQ) ||
 	    sroce_resp_classify_psn(resp->epsn, h->psn) !=
 	    SROCE_RESP_PSN_DUPLICATE ||
 	    sroce_psn_after(h->psn, resp->rd.psn))
@@ -181,7 +183,7 @@ static void sroce_resp_ack(struct sroce_qp *qp)
 
 	if (!resp->ack_due)
 		return;
-	if (sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK),
+	if (sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ACK),
 			    sroce_psn_sub(resp->epsn, 1),
 			    sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), 0)) {
 		sroce_engine_backoff(qp);
@@ -198,7 +200,7 @@ static void sroce_resp_nak(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	qp->resp.ack_due = false;
 	sroce_cnt_inc(sroce_qp_cnt(qp), c);
 	trace_sroce_nak_send(qp->ibqp.qp_num, psn, syndrome);
-	sroce_resp_aeth(qp, SROCE_RC_OPCODE(ACK), psn, syndrome, 0);
+	sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ACK), psn, syndrome, 0);
 }
 
 static struct sroce_sge *sroce_resp_sges(struct sroce_resp *resp)
@@ -547,6 +549,7 @@ static void sroce_resp_read_start(struct sroce_qp *qp,
 	rd->length = h->dma_len;
 	rd->off = 0;
 	rd->psn = h->psn;
+	rd->xrc_srqn = h->xrc_srqn;
 }
 
 static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
@@ -608,7 +611,7 @@ static void sroce_resp_atomic(struct sroce_qp *qp,
 	resp->msn++;
 	resp->ack_due = false;
 	resp->epsn = sroce_psn_add(resp->epsn, 1);
-	sroce_resp_aeth(qp, SROCE_RC_OPCODE(ATOMIC_ACK), h->psn,
+	sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ATOMIC_ACK), h->psn,
 			sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), orig);
 }
 
@@ -681,7 +684,7 @@ static void sroce_resp_dup(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 		if (!res || res->psn != h->psn || res->kind != oi->kind)
 			break;
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_DUP_ATOMICS);
-		sroce_resp_aeth(qp, SROCE_RC_OPCODE(ATOMIC_ACK), h->psn,
+		sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ATOMIC_ACK), h->psn,
 				sroce_aeth_ack(SROCE_AETH_CREDIT_NONE),
 				res->orig);
 		break;
@@ -690,6 +693,22 @@ static void sroce_resp_dup(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 		qp->resp.ack_due = true;
 		break;
 	}
+}
+
+/*
+ * XRC TGT QPs: the SRQ a new request names serves it, or the request is
+ * invalid (class C: NAK, the QP goes to ERROR).  A WQE that SRQ lent
+ * earlier in the message cannot complete there any more: dropped.
+ */
+static int sroce_resp_xrc(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
+{
+	int err = sroce_xrc_resp_bind(qp, h, false);
+
+	if (err) {
+		sroce_xrc_resp_drop(qp);
+		sroce_resp_invalid(qp, h->psn);
+	}
+	return err;
 }
 
 static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
@@ -704,10 +723,17 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	switch (sroce_resp_classify_psn(resp->epsn, h.psn)) {
 	case SROCE_RESP_PSN_NEW:
 		resp->nak = SROCE_RESP_NAK_NONE;
-		sroce_resp_new(qp, skb, &h, oi);
+		if (!sroce_resp_xrc(qp, &h))
+			sroce_resp_new(qp, skb, &h, oi);
 		break;
 	case SROCE_RESP_PSN_DUPLICATE:
-		sroce_resp_dup(qp, &h, oi);
+		/*
+		 * Executed before; only a READ is executed again, and needs
+		 * its SRQ's PD for that.  A bad SRQ now is a forgery: dropped.
+		 */
+		if (oi->kind != SROCE_OPK_READ_REQ ||
+		    !sroce_xrc_resp_bind(qp, &h, true))
+			sroce_resp_dup(qp, &h, oi);
 		break;
 	default:
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OOS_REQ);
@@ -718,6 +744,7 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 			       resp->epsn, SROCE_CNT_SEQ_NAKS_SENT);
 		break;
 	}
+	sroce_xrc_resp_unbind(qp);
 out:
 	consume_skb(skb);
 }
@@ -732,6 +759,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	struct sk_buff *skb;
 	bool last;
 	u32 len;
+	int err;
 
 	if (sroce_tx_throttled(qp))
 		return false;
@@ -741,7 +769,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	}
 	len = seg.len;
 	last = seg.pos == SROCE_POS_LAST || seg.pos == SROCE_POS_ONLY;
-	sroce_tx_hdr_init(qp, &h, sroce_wire_opcode_for(SROCE_TR_RC,
+	sroce_tx_hdr_init(qp, &h, sroce_wire_opcode_for(sroce_qp_transport(qp),
 							SROCE_OPK_READ_RESP,
 							seg.pos), rd->psn);
 	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
@@ -752,9 +780,13 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	d.skb = NULL;
 	d.buf = skb->data + sroce_wire_hdr_len(h.opcode);
 	d.off = 0;
-	if (sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
-			      false)) {
-		/* The MR went away under the READ. */
+	/* XRC TGT: the rkey is in the PD of the SRQ the READ named. */
+	err = sroce_xrc_resp_bind_srqn(qp, rd->xrc_srqn) ?:
+	      sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
+				false);
+	sroce_xrc_resp_unbind(qp);
+	if (err) {
+		/* The MR (or the XRC SRQ) went away under the READ. */
 		kfree_skb(skb);
 		rd->active = false;
 		sroce_resp_access(qp, rd->psn);
@@ -852,7 +884,8 @@ bool sroce_resp_flush(struct sroce_qp *qp, int budget)
 	while (budget-- > 0) {
 		/* A corrupt ring has nothing more to flush. */
 		if (sroce_resp_avail_or_kick(qp) <= 0) {
-			if (qp->srq)
+			/* An XRC TGT QP is on no SRQ of its own. */
+			if (qp->srq && !sroce_qp_is_xrc_tgt(qp))
 				sroce_srq_qp_flushed(qp);
 			return false;
 		}

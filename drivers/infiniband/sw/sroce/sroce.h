@@ -67,6 +67,7 @@ struct sroce_dev {
 	struct sroce_table mr_table;
 	struct sroce_table qp_table;
 	struct sroce_table mw_table;	/* memory windows (mw.c) */
+	struct sroce_table srq_table;	/* XRC SRQs by number (xrc.c) */
 
 	/* Last port state reported, so events fire on edges only. */
 	enum ib_port_state port_state;
@@ -206,10 +207,15 @@ struct sroce_qp {
 	bool sq_sig_all;		/* IB_SIGNAL_ALL_WR */
 
 	struct sroce_queue sq;
-	/* With an SRQ: a private slot for the WQE it lends (srq.h). */
+	/*
+	 * With an SRQ: a private slot for the WQE it lends (srq.h).  An XRC
+	 * TGT QP has srq set only while its engine executes a packet, to the
+	 * SRQ that packet names (xrc.c).
+	 */
 	struct sroce_queue rq;
 	struct sroce_srq *srq;
 	bool srq_last_wqe;		/* LAST_WQE_REACHED reported */
+	struct ib_xrcd *xrcd;		/* XRC TGT: its domain */
 	spinlock_t sq_lock;		/* kernel consumers posting */
 	spinlock_t rq_lock;
 	u32 max_send_sge;
@@ -353,5 +359,7 @@ void *sroce_frmr_kaddr(const struct sroce_mr *mr, u64 iova, u32 *room);
 #include "ud.h"
 /* mw.c: memory windows */
 #include "mw.h"
+/* xrc.c: XRC domains and XRC QPs */
+#include "xrc.h"
 
 #endif /* _SROCE_H */

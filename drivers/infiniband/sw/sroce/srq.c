@@ -20,8 +20,10 @@ static int sroce_srq_check_init(struct sroce_dev *sdev,
 {
 	const struct ib_device_attr *a = &sdev->attr;
 
-	if (init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;	/* XRC and tag matching: not yet */
+	if (init->srq_type == IB_SRQT_XRC && sroce_xrc_srq_check(init))
+		return -EINVAL;
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
+		return -EOPNOTSUPP;	/* tag matching: not yet */
 	if (!init->attr.max_wr || init->attr.max_wr > a->max_srq_wr ||
 	    init->attr.max_sge > a->max_srq_sge)
 		return -EINVAL;
@@ -62,6 +64,12 @@ int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return err;
 	if (udata) {
 		err = sroce_srq_publish(srq, udata);
+		if (err)
+			goto err_free;
+	}
+	/* Last: an XRC SRQ can be named by packets from here on. */
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = sroce_xrc_srq_add(srq);
 		if (err)
 			goto err_free;
 	}
@@ -111,8 +119,15 @@ int sroce_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int sroce_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	/* ib_core refuses while QPs still use the SRQ (usecnt). */
-	sroce_queue_free(&to_ssrq(ibsrq)->rq);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	/*
+	 * ib_core refuses while QPs still use the SRQ (usecnt); XRC TGT QPs
+	 * do not count there, but take it only with a table reference.
+	 */
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_remove(srq);
+	sroce_queue_free(&srq->rq);
 	return 0;
 }
 

@@ -21,11 +21,14 @@
 #include <rdma/ib_verbs.h>
 
 #include "queue.h"
+#include "table.h"
 
 struct sroce_qp;
 
 struct sroce_srq {
 	struct ib_srq ibsrq;
+	/* XRC: in sdev->srq_table, index == the SRQ number (xrc.c). */
+	struct sroce_obj obj;
 	struct sroce_queue rq;
 	/* Consumers: the engines of the QPs on the SRQ (BHs off), modify. */
 	spinlock_t lock;

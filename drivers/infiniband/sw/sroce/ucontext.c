@@ -32,7 +32,7 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.caps = SROCE_CAP_SRQ | SROCE_CAP_UD,
+		.caps = SROCE_CAP_SRQ | SROCE_CAP_UD | SROCE_CAP_XRC,
 		.max_inline = SROCE_MAX_INLINE,
 	};
 

@@ -43,15 +43,25 @@ static inline bool sroce_transport_supported(u8 opcode)
 {
 	u8 tr = opcode & SROCE_TR_MASK;
 
-	return tr == SROCE_TR_RC || tr == SROCE_TR_UD || tr == SROCE_TR_UC;
+	return tr == SROCE_TR_RC || tr == SROCE_TR_UD || tr == SROCE_TR_UC ||
+	       tr == SROCE_TR_XRC;
 }
 
 /* The transport of the packets a QP may receive (BTH opcode bits). */
 static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
 {
-	if (sroce_qp_is_ud(qp))
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
 		return SROCE_TR_UD;
-	return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TR_UC : SROCE_TR_RC;
+	case IB_QPT_UC:
+		return SROCE_TR_UC;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return SROCE_TR_XRC;
+	default:
+		return SROCE_TR_RC;
+	}
 }
 
 /* ah.c */
