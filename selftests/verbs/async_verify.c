@@ -37,58 +37,20 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define WAIT_MS		5000
 #define QUIET_MS	500
 #define BUF		4096
 
 static const char *dev_name, *netdev, *addr;
 static int gid_idx;
-static int tap_n, tap_failed;
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_mr *mr;
 static union ibv_gid gid;
 static uint8_t *buf;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
 
 /* The element an event names: a QP, a CQ, or (port events) a port. */
 static bool ev_matches(const struct ibv_async_event *ev,
@@ -164,22 +126,6 @@ static int sh(const char *fmt, ...)
 	return r;
 }
 
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	struct timespec t0;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0 ? 0 : -1;
-		if (ms_since(&t0) > ms)
-			return -1;
-		usleep(100);
-	}
-}
-
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_init_attr init;
@@ -188,19 +134,6 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
 		return (enum ibv_qp_state)-1;
 	return a.qp_state;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -415,7 +348,7 @@ static int rc_post_one(struct rc_pair *p, enum ibv_wr_opcode op, uint32_t rkey)
 	if (ibv_post_send(p->req, &wr, &bad))
 		return -1;
 	/* Flushes of the responder's (empty) RQ would not carry wr_id 1. */
-	while (!poll_one(p->cq, &wc, WAIT_MS))
+	while (!poll_one_ms(p->cq, &wc, WAIT_MS))
 		if (wc.qp_num == p->req->qp_num)
 			return wc.status;
 	return -1;

@@ -55,6 +55,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define GUARD		64	/* checked bytes around each MR */
 #define PAGE		4096
 #define MAX_SGE		8	/* per WR, if the QP allows */
@@ -89,35 +91,6 @@ static struct {
 /* TAP, diagnostics, randomness                                        */
 /* ------------------------------------------------------------------ */
 
-static int tap_n, tap_failed;
-
-static bool tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	tap_failed += !ok;
-	return ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static uint64_t rng_state;
 

@@ -36,6 +36,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define NRCV		3		/* attached receivers */
 #define NMSG		4		/* messages per round */
 #define MSG		256
@@ -48,7 +50,6 @@
 
 static const char *sdev_name, *rdev_name, *group, *cmd_on, *cmd_off;
 static int sgid_idx;
-static int tap_n, tap_failed;
 static union ibv_gid mgid;
 
 struct ud {
@@ -65,49 +66,6 @@ struct ud {
 #define NQP	(NRCV + 2)
 static struct ud snd, rcv[NQP];
 static struct ibv_ah *ah;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int parse_group(const char *s, union ibv_gid *gid)
 {

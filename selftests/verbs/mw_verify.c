@@ -48,6 +48,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define PAGE		4096
 #define BUF_LEN		(16 * PAGE)	/* B: guard page, MR, guard page */
 #define MR_OFF		PAGE
@@ -62,35 +64,6 @@ static struct {
 	bool verbose;
 } opt = { .gidx = { 0, 0 } };
 
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static uint64_t rng;
 

@@ -48,6 +48,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define NREG		4	/* MRs per side */
 #define GUARD		64	/* checked bytes around each MR */
 #define PAGE		4096
@@ -72,34 +74,6 @@ static struct {
 /* TAP, diagnostics, randomness                                        */
 /* ------------------------------------------------------------------ */
 
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static uint64_t rng_state;
 

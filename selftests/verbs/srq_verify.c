@@ -34,6 +34,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define NQP		3
 #define SRQ_WR		32
 #define POSTED		12	/* WQEs posted before the limit test */
@@ -43,36 +45,6 @@
 
 static const char *dev_name[2];
 static int gid_idx[2] = { 0, -1 };
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 struct side {
 	struct ibv_context *ctx;
@@ -87,19 +59,6 @@ struct side {
 
 static struct side snd, rcv;
 static struct ibv_srq *srq;
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int side_init(struct side *s, const char *dev, int gidx)
 {
@@ -191,24 +150,6 @@ static int to_reset(struct ibv_qp *qp)
 }
 
 /* Poll @cq for one completion for up to @ms; 0, or -1 on timeout. */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0 ? 0 : -1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return -1;
-		usleep(100);
-	}
-}
-
 /* Wait up to @ms for an async event on the receiving context. */
 static bool async_event(struct ibv_async_event *ev, int ms)
 {
@@ -260,7 +201,7 @@ static bool send_msg(int q, unsigned int k)
 		p[i] = msg_byte(k, i);
 	if (ibv_post_send(snd.qp[q], &wr, &bad))
 		return false;
-	if (poll_one(snd.cq, &wc, 5000)) {
+	if (poll_one_ms(snd.cq, &wc, 5000)) {
 		diag("message %u: no send completion", k);
 		return false;
 	}
@@ -279,7 +220,7 @@ static bool recv_msg(int q, unsigned int k, uint64_t wr_id)
 	struct ibv_wc wc;
 	uint8_t *p;
 
-	if (poll_one(rcv.cq, &wc, 5000)) {
+	if (poll_one_ms(rcv.cq, &wc, 5000)) {
 		diag("message %u: no receive completion", k);
 		return false;
 	}
@@ -375,7 +316,7 @@ static void test_error(void)
 	    ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
 	    ev.element.qp == rcv.qp[0],
 	    "QP of an SRQ in ERROR: LAST_WQE_REACHED");
-	tap(poll_one(rcv.cq, &wc, 300),
+	tap(poll_one_ms(rcv.cq, &wc, 300),
 	    "no flush completion for WQEs still on the SRQ");
 	for (; k < POSTED && ok; k++)
 		ok = xfer(1 + k % (NQP - 1), k, WRID_BASE + k);
@@ -402,14 +343,14 @@ static bool rnr_then_post(void)
 		p[i] = msg_byte(k, i);
 	if (ibv_post_send(snd.qp[0], &wr, &bad))
 		return false;
-	if (!poll_one(snd.cq, &wc, 300)) {
+	if (!poll_one_ms(snd.cq, &wc, 300)) {
 		diag("a SEND to an empty SRQ completed (status %s)",
 		     ibv_wc_status_str(wc.status));
 		return false;
 	}
 	if (srq_post(WRID_BASE + k, k))
 		return false;
-	if (poll_one(snd.cq, &wc, 5000) || wc.status != IBV_WC_SUCCESS) {
+	if (poll_one_ms(snd.cq, &wc, 5000) || wc.status != IBV_WC_SUCCESS) {
 		diag("no successful send completion after the post");
 		return false;
 	}

@@ -31,6 +31,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define BUF		(256 * 1024)
 #define SLOT		16384
 #define NSLOT		(BUF / SLOT)
@@ -40,36 +42,6 @@ static const char *dev_name[2];
 static int gid_idx[2] = { 0, -1 };
 static enum ibv_mtu mtu_enum = IBV_MTU_1024;
 static bool lossy;
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 struct side {
 	const char *dev;
@@ -85,19 +57,6 @@ struct side {
 
 static struct side snd, rcv;
 static uint32_t mtu;
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int side_init(struct side *s, const char *dev, int gidx)
 {
@@ -179,24 +138,6 @@ static uint64_t hw_counter(const struct side *s, const char *name)
 	return v;
 }
 
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0 ? 0 : -1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return -1;
-		usleep(100);
-	}
-}
-
 static uint8_t pat(unsigned int k, unsigned int i)
 {
 	return (uint8_t)(k * 29 + i * 11 + 3);
@@ -259,7 +200,7 @@ static bool send_done(unsigned int k)
 {
 	struct ibv_wc wc;
 
-	if (poll_one(snd.cq, &wc, 5000)) {
+	if (poll_one_ms(snd.cq, &wc, 5000)) {
 		diag("op %u: no send completion", k);
 		return false;
 	}
@@ -276,7 +217,7 @@ static bool recv_done(unsigned int slot, enum ibv_wc_opcode op, uint32_t len,
 {
 	struct ibv_wc wc;
 
-	if (poll_one(rcv.cq, &wc, 5000)) {
+	if (poll_one_ms(rcv.cq, &wc, 5000)) {
 		diag("op %u: no receive completion", k);
 		return false;
 	}
@@ -349,7 +290,7 @@ static void test_drops(void)
 	    "... and counted in rx_uc_dropped");
 	k += 2;
 	tap(!post_op(IBV_WR_SEND, k, 2000, 0, 0) && send_done(k) &&
-	    poll_one(rcv.cq, &wc, 300) &&
+	    poll_one_ms(rcv.cq, &wc, 300) &&
 	    hw_counter(&rcv, "rx_uc_dropped") == before + 2,
 	    "a SEND with no receive WQE is dropped and counted");
 	tap(send_one(k + 1, 2000, false), "the next SEND arrives");
@@ -369,7 +310,7 @@ static void test_lossy(void)
 	for (k = 1; k <= LOSSY_N && ok; k++) {
 		ok = !post_op(IBV_WR_SEND, k, len, 0, 0) && send_done(k);
 		/* The first 4 bytes say which message filled a buffer. */
-		while (ok && !poll_one(rcv.cq, &wc, 0)) {
+		while (ok && !poll_one_ms(rcv.cq, &wc, 0)) {
 			uint8_t *p = rcv.buf + wc.wr_id * SLOT;
 			unsigned int id;
 
@@ -386,7 +327,7 @@ static void test_lossy(void)
 			     k);
 	}
 	usleep(500000);
-	while (ok && !poll_one(rcv.cq, &wc, 0)) {
+	while (ok && !poll_one_ms(rcv.cq, &wc, 0)) {
 		ok = wc.status == IBV_WC_SUCCESS && wc.byte_len == len;
 		got++;
 	}

@@ -36,6 +36,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define QKEY		0x11111111u
 #define GRH		40
 #define SLOT		4096	/* bytes per receive buffer */
@@ -44,36 +46,6 @@
 
 static const char *dev_name[2];
 static int gid_idx[2] = { 0, -1 };
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 struct side {
 	const char *dev;
@@ -91,19 +63,6 @@ static struct side snd, rcv;
 static struct ibv_qp *sqp, *rqp, *srq_qp;
 static struct ibv_srq *srq;
 static struct ibv_ah *ah;		/* sender -> receiver */
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int side_init(struct side *s, const char *dev, int gidx)
 {
@@ -180,24 +139,6 @@ static uint64_t hw_counter(const struct side *s, const char *name)
 	return v;
 }
 
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0 ? 0 : -1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return -1;
-		usleep(100);
-	}
-}
-
 static int post_recv_to(struct ibv_qp *qp, unsigned int slot, uint32_t len)
 {
 	struct ibv_sge sge = {
@@ -251,7 +192,7 @@ static int send_msg(const struct msg *m)
 	wr.wr.ud.remote_qkey = m->qkey;
 	if (ibv_post_send(sqp, &wr, &bad))
 		return -1;
-	if (poll_one(snd.cq, &wc, 5000)) {
+	if (poll_one_ms(snd.cq, &wc, 5000)) {
 		diag("message %u: no send completion", m->k);
 		return -1;
 	}
@@ -290,7 +231,7 @@ static bool recv_ok(const struct msg *m, unsigned int slot, uint32_t src_qp)
 	struct ibv_wc wc;
 	uint32_t i;
 
-	if (poll_one(rcv.cq, &wc, 5000)) {
+	if (poll_one_ms(rcv.cq, &wc, 5000)) {
 		diag("message %u: no receive completion", m->k);
 		return false;
 	}
@@ -365,7 +306,7 @@ static void test_drops(void)
 	m.dqpn = rqp->qp_num;
 	tap(!post_recv_to(rqp, 20, SLOT) && send_msg(&m) == 0,
 	    "a send with a wrong Q_Key completes at the sender");
-	tap(poll_one(rcv.cq, &wc, 300), "... and is not received");
+	tap(poll_one_ms(rcv.cq, &wc, 300), "... and is not received");
 	tap(hw_counter(&rcv, "rx_bad_qkey") == before + 1,
 	    "... and is counted in rx_bad_qkey");
 	/* The WQE posted above is still there: the next message takes it. */
@@ -375,7 +316,7 @@ static void test_drops(void)
 
 	before = hw_counter(&rcv, "rx_ud_no_wqe");
 	m = (struct msg){ .k = 22, .len = 9, .qkey = QKEY, .dqpn = rqp->qp_num };
-	tap(send_msg(&m) == 0 && poll_one(rcv.cq, &wc, 300) &&
+	tap(send_msg(&m) == 0 && poll_one_ms(rcv.cq, &wc, 300) &&
 	    hw_counter(&rcv, "rx_ud_no_wqe") == before + 1,
 	    "no receive WQE: dropped and counted in rx_ud_no_wqe");
 
@@ -383,7 +324,7 @@ static void test_drops(void)
 			  .dqpn = rqp->qp_num };
 	wc.status = IBV_WC_GENERAL_ERR;
 	ok = !post_recv_to(rqp, 23, GRH + 50) && send_msg(&m) == 0 &&
-	     !poll_one(rcv.cq, &wc, 3000);
+	     !poll_one_ms(rcv.cq, &wc, 3000);
 	tap(ok && wc.status == IBV_WC_LOC_LEN_ERR,
 	    "a receive WQE too small: IBV_WC_LOC_LEN_ERR (got %s)",
 	    ibv_wc_status_str(wc.status));
@@ -463,9 +404,9 @@ static void test_burst(void)
 	}
 	ok &= !ibv_post_send(sqp, wr, &bad);
 	for (i = 0; i < BURST && ok; i++)
-		ok = !poll_one(snd.cq, &wc, 5000) && wc.status == IBV_WC_SUCCESS;
+		ok = !poll_one_ms(snd.cq, &wc, 5000) && wc.status == IBV_WC_SUCCESS;
 	for (i = 0; i < BURST && ok; i++) {
-		ok = !poll_one(rcv.cq, &wc, 5000) &&
+		ok = !poll_one_ms(rcv.cq, &wc, 5000) &&
 		     wc.status == IBV_WC_SUCCESS && wc.wr_id == i &&
 		     rcv.buf[i * SLOT + GRH + 199] == (uint8_t)i;
 		got += ok;

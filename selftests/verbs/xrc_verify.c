@@ -36,6 +36,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
+
 #define NTGT		3	/* T1, T2, and T3 for the bad request */
 #define NSRQ		3	/* A, B (domain 1), C (domain 2) */
 #define SRQ_WR		32
@@ -45,36 +47,6 @@
 
 static const char *dev_name[2];
 static int gid_idx[2] = { 0, -1 };
-static int tap_n, tap_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failed += !ok;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 struct side {
 	const char *dev;
@@ -101,19 +73,6 @@ static struct ibv_mr *target_mr;
 static char xrcd_path[64];
 static int xrcd_fd = -1;
 static uint64_t posted[NSRQ];	/* WQEs posted per SRQ, for wr_ids */
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int side_init(struct side *s, const char *dev, int gidx)
 {
@@ -150,24 +109,6 @@ static uint64_t hw_counter(const struct side *s, const char *name)
 		v = ~0ULL;
 	fclose(f);
 	return v;
-}
-
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0 ? 0 : -1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return -1;
-		usleep(100);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -375,7 +316,7 @@ static bool ini_post(int q, struct ibv_send_wr *wr, enum ibv_wc_status want)
 		diag("post_send on INI %d: %s", q, strerror(errno));
 		return false;
 	}
-	if (poll_one(scq, &wc, 10000)) {
+	if (poll_one_ms(scq, &wc, 10000)) {
 		diag("INI %d: no send completion", q);
 		return false;
 	}
@@ -394,7 +335,7 @@ static bool srq_recv(int s, int q, uint64_t id, uint32_t len,
 {
 	struct ibv_wc wc;
 
-	if (poll_one(rcq[s], &wc, 10000)) {
+	if (poll_one_ms(rcq[s], &wc, 10000)) {
 		diag("SRQ %d: no receive completion", s);
 		return false;
 	}
@@ -584,8 +525,8 @@ static void test_bad_srq(void)
 	    "rx_xrc_bad_srq counted it (%llu -> %llu)",
 	    (unsigned long long)before,
 	    (unsigned long long)hw_counter(&rcv, "rx_xrc_bad_srq"));
-	tap(poll_one(rcq[2], &wc, 200) && poll_one(rcq[0], &wc, 10) &&
-	    poll_one(rcq[1], &wc, 10), "nothing was delivered anywhere");
+	tap(poll_one_ms(rcq[2], &wc, 200) && poll_one_ms(rcq[0], &wc, 10) &&
+	    poll_one_ms(rcq[1], &wc, 10), "nothing was delivered anywhere");
 	tap(xsend(0, 0, 15, 512, false) && xsend(1, 1, 16, 512, true),
 	    "Q1 and Q2 carry on");
 }

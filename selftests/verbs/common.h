@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the *_verify programs share: TAP output, opening a device by name
+ * and waiting for one completion.  Linked into each of them.
+ */
+#ifndef SROCE_VERBS_COMMON_H
+#define SROCE_VERBS_COMMON_H
+
+#include <stdbool.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+/* Test points printed so far, and how many of them failed. */
+extern int tap_n, tap_failed;
+
+/* One TAP line, "ok N - ..." or "not ok N - ..."; returns @ok. */
+bool tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A "# ..." diagnostic line. */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Open the device called @name, NULL if there is none. */
+struct ibv_context *open_dev(const char *name);
+
+/* Poll @cq for one completion for up to @ms ms: 0 with @wc filled, or -1. */
+int poll_one_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/* Milliseconds since @t0 (CLOCK_MONOTONIC). */
+long ms_since(const struct timespec *t0);
+
+#endif
