@@ -401,6 +401,28 @@ print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$addr")
 	return 1
 }
 
+# topo_sroce_pair: the usual two-device setup, as five TAP points: sroce
+# and the provider loaded, ns1 and ns2 over veth (topo_veth), fab1 on v1
+# in ns1 and fab2 on v2 in ns2.  Sets G4A, G4B, G6A and G6B, the GID
+# indexes of their IPv4 and IPv6 addresses.
+topo_sroce_pair() {
+	tap_require "load sroce" sroce_load
+	tap_require "provider" sroce_provider_setup
+	tap_require "veth topology" topo_veth
+	tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
+	tap_require "fab2 on v2" ip netns exec ns2 rdma link add fab2 type sroce netdev v2
+	wait_for 10 gid_index ns1 fab1 fd77::1 >/dev/null
+	wait_for 10 gid_index ns2 fab2 fd77::2 >/dev/null
+	# shellcheck disable=SC2034 # for the test that sourced us
+	G4A=$(gid_index ns1 fab1 192.168.77.1)
+	# shellcheck disable=SC2034
+	G4B=$(gid_index ns2 fab2 192.168.77.2)
+	# shellcheck disable=SC2034
+	G6A=$(gid_index ns1 fab1 fd77::1)
+	# shellcheck disable=SC2034
+	G6B=$(gid_index ns2 fab2 fd77::2)
+}
+
 # counters NS DEV: DEV's non-zero counters on one line, for diagnostics.
 counters() {
 	echo "$2: $(in_ns "$1" rdma statistic show link "$2/1" |

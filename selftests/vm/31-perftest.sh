@@ -19,17 +19,7 @@ perf() {
 TOOLS="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat"
 
 tap_plan 29
-tap_require "load sroce" sroce_load
-tap_require "provider" sroce_provider_setup
-tap_require "veth topology" topo_veth
-tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
-tap_require "fab2 on v2" ip netns exec ns2 rdma link add fab2 type sroce netdev v2
-wait_for 10 gid_index ns1 fab1 fd77::1 >/dev/null
-wait_for 10 gid_index ns2 fab2 fd77::2 >/dev/null
-G4A=$(gid_index ns1 fab1 192.168.77.1)
-G4B=$(gid_index ns2 fab2 192.168.77.2)
-G6A=$(gid_index ns1 fab1 fd77::1)
-G6B=$(gid_index ns2 fab2 fd77::2)
+topo_sroce_pair
 
 for t in $TOOLS; do
 	tap_check "$t (defaults)" perf ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$t"

@@ -35,13 +35,7 @@ no_qp1_error() {
 }
 
 tap_plan 10
-tap_require "load sroce" sroce_load
-tap_require "provider" sroce_provider_setup
-tap_require "veth topology" topo_veth
-tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
-tap_require "fab2 on v2" ip netns exec ns2 rdma link add fab2 type sroce netdev v2
-wait_for 10 gid_index ns1 fab1 fd77::1 >/dev/null
-wait_for 10 gid_index ns2 fab2 fd77::2 >/dev/null
+topo_sroce_pair
 tap_check "ib_mad created QP1 on both devices" no_qp1_error
 tap_check "rping -V, IPv4" cm_pair ns2 ns1 -- \
 	rping -s -a 192.168.77.2 -p 18900 -C 20 -V -- \
