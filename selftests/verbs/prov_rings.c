@@ -402,6 +402,57 @@ static void test_cq_ex(uint32_t start)
 	fr_free(&f);
 }
 
+/*
+ * sroce_cq_clean(): a QP's unconsumed CQEs are voided in place, and both
+ * pollers step over them, consuming them, without reporting them.
+ * cqe_make(n) gives qp_num 0x100 + n: QP 0x101 owns CQEs 1 and 3 here.
+ */
+static void test_cq_clean(uint32_t start)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_wc wc[8];
+	struct fake_ring f;
+	struct sroce_cq *cq;
+	int i, n, seen = 0;
+
+	fr_init(&f, 8, sizeof(struct sroce_cqe), start);
+	cq = fake_cq(&f);
+	for (i = 0; i < 3; i++)
+		cq_produce(&f, i);
+	sroce_cq_clean(cq, 0x101);
+	cq_produce(&f, 3);	/* after the clean: not voided */
+	n = sroce_cq_poll(&cq->vcq.cq, 8, wc);
+	ok(n == 3 && wc_matches(&wc[0], 0) && wc_matches(&wc[1], 2) &&
+	   wc_matches(&wc[2], 3),
+	   "cq_clean (start %#x): poll_cq skips the voided CQE only", start);
+	is(fr_hdr(&f)->cons, start + 4, "cq_clean: ... and consumes it");
+
+	/* Voided entries first, in the middle and last, for cq_ex. */
+	cq_produce(&f, 1);
+	cq_produce(&f, 4);
+	cq_produce(&f, 1);
+	cq_produce(&f, 5);
+	cq_produce(&f, 1);
+	sroce_cq_clean(cq, 0x101);
+	if (ibv_start_poll(&cq->vcq.cq_ex, &attr) == 0) {
+		do
+			seen |= 1 << (ibv_wc_read_qp_num(&cq->vcq.cq_ex) - 0x100);
+		while (ibv_next_poll(&cq->vcq.cq_ex) == 0);
+		ibv_end_poll(&cq->vcq.cq_ex);
+	}
+	is(seen, (1 << 4) | (1 << 5), "cq_clean: cq_ex sees CQEs 4 and 5 only");
+	is(fr_hdr(&f)->cons, start + 9, "cq_clean: cq_ex consumed all five");
+	cq_produce(&f, 1);
+	sroce_cq_clean(cq, 0x101);
+	is(ibv_start_poll(&cq->vcq.cq_ex, &attr), ENOENT,
+	   "cq_clean: only voided CQEs: start_poll says ENOENT");
+	is(fr_hdr(&f)->cons, start + 10, "cq_clean: ... and gives the slot back");
+	ok(!pthread_spin_trylock(&cq->lock), "cq_clean: the lock is free");
+	pthread_spin_unlock(&cq->lock);
+	fake_cq_free(cq);
+	fr_free(&f);
+}
+
 /* ------------------------------------------------------------------ */
 /* QP                                                                  */
 /* ------------------------------------------------------------------ */
@@ -1233,6 +1284,7 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
 		test_cq_poll(starts[i]);
 		test_cq_ex(starts[i]);
+		test_cq_clean(starts[i]);
 	}
 	test_qp_caps();
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {

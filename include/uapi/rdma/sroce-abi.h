@@ -204,6 +204,14 @@ struct sroce_cqe {
 };
 
 /*
+ * sroce_cqe.opcode of an entry the provider voided in place: the CQEs of
+ * a QP that went to RESET or was destroyed (as hardware providers clean
+ * their CQs then).  The kernel never writes it; pollers skip such
+ * entries.  Voiding rather than compacting leaves prod to the kernel.
+ */
+#define SROCE_CQE_OPCODE_VOID	0xffffffffu
+
+/*
  * sroce_cqe.wc_flags.  uverbs has no enum for these: the values are the
  * kernel's enum ib_wc_flags (a kernel consumer's ib_wc takes them
  * unchanged), which differ from libibverbs' IBV_WC_* from bit 2 on, so

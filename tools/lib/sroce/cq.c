@@ -94,6 +94,11 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
+static bool sroce_cqe_void(const struct sroce_cqe *cqe)
+{
+	return cqe->opcode == SROCE_CQE_OPCODE_VOID;
+}
+
 /*
  * CQEs ready, or -EIO when the CQ cannot be read: its ring was lost in a
  * failed resize, or the kernel's producer index is impossible.
@@ -118,8 +123,10 @@ static int64_t sroce_cq_avail(struct sroce_cq *cq)
 int sroce_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
+	const struct sroce_cqe *cqe;
+	uint32_t head0;
 	int64_t avail;
-	int i, n;
+	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
 	avail = sroce_cq_avail(cq);
@@ -127,16 +134,37 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		pthread_spin_unlock(&cq->lock);
 		return avail;
 	}
-	n = ne < avail ? ne : (int)avail;
-	for (i = 0; i < n; i++)
-		sroce_cqe_to_wc(sroce_ring_slot(&cq->ring, cq->ring.head + i),
-				&wc[i]);
-	if (n > 0) {
-		cq->ring.head += n;
+	head0 = cq->ring.head;
+	while (n < ne && avail-- > 0) {
+		cqe = sroce_ring_slot(&cq->ring, cq->ring.head++);
+		if (!sroce_cqe_void(cqe))
+			sroce_cqe_to_wc(cqe, &wc[n++]);
+	}
+	if (cq->ring.head != head0)
 		sroce_ring_release(&cq->ring);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+/*
+ * Void the CQEs of QP @qpn that are published and not yet consumed: the
+ * QP went to RESET or away, and a consumer reusing the CQ (or the QP
+ * number) must not see them.  Entries past prod are the kernel's and
+ * cannot be the QP's any more.
+ */
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
+{
+	struct sroce_cqe *cqe;
+	int64_t avail, i;
+
+	pthread_spin_lock(&cq->lock);
+	avail = cq->ring.hdr ? sroce_ring_avail(&cq->ring) : 0;
+	for (i = 0; i < avail; i++) {
+		cqe = sroce_ring_slot(&cq->ring, cq->ring.head + i);
+		if (cqe->qp_num == qpn)
+			cqe->opcode = SROCE_CQE_OPCODE_VOID;
 	}
 	pthread_spin_unlock(&cq->lock);
-	return n > 0 ? n : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -157,6 +185,20 @@ static void sroce_cq_ex_load(struct sroce_cq *cq)
 	cq->vcq.cq_ex.status = cqe->status;
 }
 
+/*
+ * Step over voided entries at head (consuming them), with *avail the
+ * entries known published: false if none but voided ones were there.
+ */
+static bool sroce_cq_ex_skip_void(struct sroce_cq *cq, int64_t *avail)
+{
+	while (*avail > 0 &&
+	       sroce_cqe_void(sroce_ring_slot(&cq->ring, cq->ring.head))) {
+		cq->ring.head++;
+		--*avail;
+	}
+	return *avail > 0;
+}
+
 static int sroce_cq_start_poll(struct ibv_cq_ex *ibcq,
 			       struct ibv_poll_cq_attr *attr)
 {
@@ -167,6 +209,10 @@ static int sroce_cq_start_poll(struct ibv_cq_ex *ibcq,
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
 	avail = sroce_cq_avail(cq);
+	if (avail >= 0 && !sroce_cq_ex_skip_void(cq, &avail)) {
+		sroce_ring_release(&cq->ring);
+		avail = 0;
+	}
 	if (avail <= 0) {
 		/* No end_poll follows a failed start_poll. */
 		pthread_spin_unlock(&cq->lock);
@@ -184,14 +230,17 @@ static int sroce_cq_next_poll(struct ibv_cq_ex *ibcq)
 
 	cq->ring.head++;
 	cq->cur = NULL;
-	if (--cq->ex_avail == 0) {
+	avail = --cq->ex_avail;
+	for (;;) {
+		if (sroce_cq_ex_skip_void(cq, &avail))
+			break;
 		/* Give the kernel back what we read before looking for more. */
 		sroce_ring_release(&cq->ring);
 		avail = sroce_ring_avail(&cq->ring);
 		if (avail <= 0)
 			return avail ? EIO : ENOENT;
-		cq->ex_avail = avail;
 	}
+	cq->ex_avail = avail;
 	sroce_cq_ex_load(cq);
 	return 0;
 }

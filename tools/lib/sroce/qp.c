@@ -297,6 +297,19 @@ static struct ibv_qp *sroce_open_qp(struct ibv_context *ctx,
 	return &qp->vqp.qp;
 }
 
+/*
+ * The QP's completions still in its CQs are void once it is in RESET or
+ * gone: a consumer reusing the CQ must not reap them (hardware providers
+ * clean their CQs the same way).
+ */
+static void sroce_qp_clean_cqs(struct ibv_qp *ibqp)
+{
+	if (ibqp->send_cq)
+		sroce_cq_clean(to_scq(ibqp->send_cq), ibqp->qp_num);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		sroce_cq_clean(to_scq(ibqp->recv_cq), ibqp->qp_num);
+}
+
 static int sroce_destroy_qp(struct ibv_qp *ibqp)
 {
 	int ret;
@@ -304,6 +317,7 @@ static int sroce_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	sroce_qp_clean_cqs(ibqp);
 	sroce_qp_free(to_sqp(ibqp));
 	return 0;
 }
@@ -339,6 +353,7 @@ static int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (attr_mask & IBV_QP_STATE && attr->qp_state == IBV_QPS_RESET) {
 		sroce_wq_resync(&qp->sq);
 		sroce_wq_resync(&qp->rq);
+		sroce_qp_clean_cqs(ibqp);
 	}
 	return 0;
 }

@@ -255,6 +255,7 @@ void sroce_cq_attach(struct sroce_cq *cq, void *base,
 		     const struct sroce_ring_info *info);
 void sroce_cq_ex_init(struct sroce_cq *cq);
 int sroce_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn);
 
 /*
  * qp.c.  sroce_qp_caps() sets the QP's limits from its attached rings and

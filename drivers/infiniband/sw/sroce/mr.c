@@ -173,14 +173,6 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (mr->type != SROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
-	/*
-	 * Access changes only, for now, as rxe.  A new translation or PD
-	 * works here, but pyverbs then reuses the QPs after an error phase
-	 * and finds that phase's flush completions still in the CQ: until
-	 * modify to RESET cleans a QP's CQEs out (as mlx5 does), refuse.
-	 */
-	if (flags & (IB_MR_REREG_TRANS | IB_MR_REREG_PD))
-		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = mr->length;
