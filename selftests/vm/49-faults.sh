@@ -1,0 +1,147 @@
+#!/bin/bash
+# Fault injection (issue 8): netem on both veth ends between ns1 and ns2,
+# one fault at a time: loss 1 % and 10 %, duplication 5 %, reordering
+# 25 % with 10 ms delay, corruption 1 %, a link flap and MTU changes in
+# the middle of a transfer.  Under each, RC (ibv_rc_pingpong --chk, 64 KiB
+# messages) and rdma_cm (rping -V) must deliver every byte intact, and
+# the counters must show what happened.  UD has no retransmission, so it
+# is not run under loss; the ICRC's part is checked under corruption.
+# sroce-timeout: 1500
+# sroce-lane: long
+# shellcheck disable=SC2317 # functions below are called via tap_check
+set -u
+. "$SROCE_TREE/selftests/lib.sh"
+
+PORT=19300
+
+# No qdisc to delete is fine (tap_check runs its command under set -e).
+fault_clear() {
+	ip netns exec ns1 tc qdisc del dev v1 root 2>/dev/null || true
+	ip netns exec ns2 tc qdisc del dev v2 root 2>/dev/null || true
+}
+
+# fault NETEM_ARGS...: the same netem qdisc on both ends.
+# shellcheck disable=SC2120 # called through tap_check
+fault() {
+	fault_clear
+	ip netns exec ns1 tc qdisc add dev v1 root netem "$@" &&
+		ip netns exec ns2 tc qdisc add dev v2 root netem "$@"
+}
+
+# rc NAME: 40 round trips of 64 KiB, every byte checked by the tool.
+rc() {
+	PORT=$((PORT + 1))
+	run_pair ns1 ns2 "$PORT" -- \
+		ibv_rc_pingpong -d fab1 -g "$G4A" -s 65536 -n 40 -p "$PORT" --chk -- \
+		ibv_rc_pingpong -d fab2 -g "$G4B" -s 65536 -n 40 -p "$PORT" --chk 192.168.77.1 \
+		>"$SROCE_RESULTS/rc-$1.log" 2>&1 ||
+		{ cat "$SROCE_RESULTS/rc-$1.log"; counters ns1 fab1; counters ns2 fab2; return 1; }
+}
+
+_cm_listening() { rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
+
+# cm NAME: rping -V, 20 verified exchanges of 8 KiB, through rdma_cm.
+cm() {
+	local spid rc=0 src=0
+	PORT=$((PORT + 1))
+	ip netns exec ns1 timeout 300 rping -s -a 192.168.77.1 -p "$PORT" \
+		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.server" 2>&1 &
+	spid=$!
+	wait_for 30 _cm_listening "$PORT" || { kill "$spid"; return 1; }
+	ip netns exec ns2 timeout 300 rping -c -a 192.168.77.1 -p "$PORT" \
+		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.client" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" = 0 ] && [ "$src" = 0 ] && return 0
+	echo "rping: client $rc, server $src"
+	cat "$SROCE_RESULTS/cm-$1.client" "$SROCE_RESULTS/cm-$1.server"
+	return 1
+}
+
+# cnt NS DEV NAME: one counter's value.
+cnt() {
+	ip netns exec "$1" rdma statistic show link "$2/1" |
+		tr -s ' ' '\n' | awk -v n="$3" '$0 == n {getline; print; exit}'
+}
+
+# grew NAME BEFORE: counter NAME of fab1 plus fab2 is above BEFORE.
+sum() { echo $(($(cnt ns1 fab1 "$1") + $(cnt ns2 fab2 "$1"))); }
+grew() {
+	local now
+	now=$(sum "$1")
+	[ "$now" -gt "$2" ] && return 0
+	echo "$1 stayed at $now"
+	return 1
+}
+
+# case NAME COUNTER NETEM...: RC and rdma_cm under the fault; COUNTER
+# (summed over both devices) must have grown, "-" for none.
+case_run() {
+	local name=$1 counter=$2 before=0
+	shift 2
+	[ "$counter" = - ] || before=$(sum "$counter")
+	tap_check "$name: netem $*" fault "$@"
+	tap_check "$name: RC, 40 x 64 KiB, every byte checked" rc "$name"
+	tap_check "$name: rdma_cm, rping -V x 20" cm "$name"
+	[ "$counter" = - ] || tap_check "$name: $counter counts it" grew "$counter" "$before"
+	fault_clear
+}
+
+# A transfer that a link flap or an MTU change hits halfway.
+_during() {
+	local name=$1 pid rc=0
+	shift
+	rc "$name" &
+	pid=$!
+	sleep 2
+	"$@"
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# An outage may outlast the QP's retries (ibv_rc_pingpong: 7 x 67 ms at
+# least): then the spec's error completion, never bad data or a hang.
+_flap_ok() {
+	_during flap flap && return 0
+	grep -q "retry counter exceeded" "$SROCE_RESULTS/rc-flap.log" &&
+		! grep -q "Integrity check failed\|Failed to" "$SROCE_RESULTS/rc-flap.log" && {
+		echo "# the outage outlasted the retries: transport retry counter exceeded"
+		return 0
+	}
+	return 1
+}
+
+flap() {
+	ip netns exec ns1 ip link set v1 down
+	sleep 0.3
+	ip netns exec ns1 ip link set v1 up
+}
+
+mtu_swing() {
+	ip -n ns1 link set v1 mtu 9000 && ip -n ns2 link set v2 mtu 9000 &&
+		sleep 1 &&
+		ip -n ns1 link set v1 mtu 1500 && ip -n ns2 link set v2 mtu 1500
+}
+
+port_active() {
+	ip netns exec ns1 ibv_devinfo -d fab1 | grep -q PORT_ACTIVE
+}
+
+tap_plan 31
+topo_sroce_pair
+modprobe sch_netem
+case_run "loss 1%" retransmits loss 1%
+case_run "loss 10%" retransmits loss 10%
+case_run "duplicate 5%" rx_dup_requests duplicate 5%
+case_run "reorder 25%" rx_out_of_sequence delay 10ms reorder 25% 50%
+case_run "corrupt 1%" rx_icrc_err corrupt 1%
+tap_check "link flap (0.3 s) mid-transfer: RC completes, or ends with retries exceeded" \
+	_flap_ok
+tap_check "after the flap: port active" wait_for 10 port_active
+tap_check "MTU 1500 -> 9000 -> 1500 mid-transfer: RC completes" \
+	_during mtu mtu_swing
+tap_check "afterwards, no fault: RC" rc clean
+tap_check "afterwards, no fault: rdma_cm" cm clean
+tap_check "kernel log has no warning" sh -c '! dmesg | grep -E "WARNING|BUG|Oops"'
+tap_diag "$(counters ns1 fab1)"
+tap_diag "$(counters ns2 fab2)"
+tap_done
