@@ -61,8 +61,9 @@ check: deps
 	$(MAKE) tests
 	selftests/run $(T)
 
-# The long lane: tests too slow for CI's budget (IPv6 and jumbo-frame
-# interop with rdma_rxe, ~10 min each).  Run before resolving an issue.
+# The long lane: tests too slow for CI's budget (interop with rdma_rxe
+# across two VMs, ~7-9 min each; the netem fault matrix, ~5 min).  Run
+# before resolving an issue.
 check-long: deps
 	$(MAKE) tests
 	SROCE_VM_ONLY=1 SROCE_LANE=long selftests/run $(T)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # selftests/run picks tests by lane: `make check` must not lose a test by
-# accident, and must not grow by the long interop lane either.
+# accident, and must not grow by the long lane (interop, faults) either.
 # shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 SROCE_TREE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,12 +31,16 @@ check_default() { expect "$(list '')" "10-plain.sh "; }
 check_long() { expect "$(list long)" "20-long.twovm.sh "; }
 check_all() { expect "$(list all)" "10-plain.sh 20-long.twovm.sh 30-other.sh "; }
 check_pattern() { expect "$(list all long)" "20-long.twovm.sh "; }
-# The real tree: the fast interop test is in check, the slow ones are not.
+# The real tree: the two-VM interop matrices and the fault matrix are in
+# the long lane, the RC basics in check.
 check_tree() {
-	local got
+	local got long
 	got=$(SROCE_LIST=1 "$SROCE_TREE/selftests/run" | tr '\n' ' ')
-	[[ $got == *45-rxe-interop* ]] || { echo "45 not in check: $got"; return 1; }
-	[[ $got != *46-rxe-interop* ]] || { echo "46 in check: $got"; return 1; }
+	long=$(SROCE_LIST=1 SROCE_LANE=long "$SROCE_TREE/selftests/run" | tr '\n' ' ')
+	[[ $got == *30-rc-pingpong* ]] || { echo "30 not in check: $got"; return 1; }
+	[[ $got != *rxe-interop* ]] || { echo "interop in check: $got"; return 1; }
+	[ "$long" = "45-rxe-interop.twovm.sh 46-rxe-interop-ipv6.twovm.sh 47-rxe-interop-jumbo.twovm.sh 49-faults.sh " ] ||
+		{ echo "long lane: $long"; return 1; }
 }
 
 tap_plan 5
@@ -44,5 +48,5 @@ tap_check "runner: default lane runs unmarked tests only" check_default
 tap_check "runner: SROCE_LANE=long runs the long lane only" check_long
 tap_check "runner: SROCE_LANE=all runs every lane" check_all
 tap_check "runner: patterns still select within a lane" check_pattern
-tap_check "runner: 45 in make check, 46 in the long lane" check_tree
+tap_check "runner: interop and faults in the long lane, RC in check" check_tree
 tap_done

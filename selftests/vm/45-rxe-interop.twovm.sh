@@ -7,6 +7,7 @@
 # the capture with tshark and with an independent ICRC/BTH checker
 # (selftests/tools/roce_check.py).
 # sroce-timeout: 1500
+# sroce-lane: long
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
