@@ -43,8 +43,8 @@
 #define QUIET_MS	500
 #define BUF		4096
 
-static const char *dev_name, *netdev, *addr;
-static int gid_idx;
+static const char *ibdev, *netdev, *addr;
+static int gidx;
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -208,7 +208,7 @@ static void check_cq_overflow(void)
 {
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
-		.grh = { .dgid = gid, .sgid_index = gid_idx, .hop_limit = 64 },
+		.grh = { .dgid = gid, .sgid_index = gidx, .hop_limit = 64 },
 	};
 	struct ibv_cq *scq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
 	struct ibv_cq *rcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
@@ -290,7 +290,7 @@ static int rc_connect(struct ibv_qp *qp, uint32_t dqpn, uint8_t dest_rd)
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gid_idx;
+	a.ah_attr.grh.sgid_index = gidx;
 	a.ah_attr.grh.hop_limit = 64;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -416,29 +416,29 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "d:n:a:g:")) != -1) {
 		switch (c) {
-		case 'd': dev_name = optarg; break;
+		case 'd': ibdev = optarg; break;
 		case 'n': netdev = optarg; break;
 		case 'a': addr = optarg; break;
-		case 'g': gid_idx = atoi(optarg); break;
+		case 'g': gidx = atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (!dev_name || !netdev || !addr)
+	if (!ibdev || !netdev || !addr)
 		usage();
 
 	printf("1..12\n");
-	ctx = open_dev(dev_name);
+	ctx = open_dev(ibdev);
 	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	buf = calloc(1, BUF);
 	mr = pd && buf ? ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE |
 				    IBV_ACCESS_REMOTE_READ) : NULL;
-	if (!mr || ibv_query_gid(ctx, 1, gid_idx, &gid)) {
-		printf("Bail out! cannot open %s: %s\n", dev_name,
+	if (!mr || ibv_query_gid(ctx, 1, gidx, &gid)) {
+		printf("Bail out! cannot open %s: %s\n", ibdev,
 		       strerror(errno));
 		return 1;
 	}
-	tap(true, "%s open, GID index %d", dev_name, gid_idx);
+	tap(true, "%s open, GID index %d", ibdev, gidx);
 
 	check_port();
 	check_gid();

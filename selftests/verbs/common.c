@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,39 @@ void diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+const char *dev_name[2];
+int gid_idx[2] = { 0, -1 };
+
+bool dev_opt(int c, const char *arg)
+{
+	switch (c) {
+	case 'd':
+		dev_name[0] = arg;
+		return true;
+	case 'D':
+		dev_name[1] = arg;
+		return true;
+	case 'g':
+		gid_idx[0] = atoi(arg);
+		return true;
+	case 'G':
+		gid_idx[1] = atoi(arg);
+		return true;
+	}
+	return false;
+}
+
+bool dev_opts_done(void)
+{
+	if (!dev_name[0])
+		return false;
+	if (!dev_name[1])
+		dev_name[1] = dev_name[0];
+	if (gid_idx[1] < 0)
+		gid_idx[1] = gid_idx[0];
+	return true;
 }
 
 struct ibv_context *open_dev(const char *name)

@@ -18,6 +18,17 @@ bool tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A "# ..." diagnostic line. */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Two devices from the command line: -d DEV, -D DEV2 (DEV by default:
+ * loopback), -g GIDX and -G GIDX2 (GIDX by default).
+ */
+extern const char *dev_name[2];
+extern int gid_idx[2];
+/* Take getopt's @c if it is one of those four: true if it was. */
+bool dev_opt(int c, const char *arg);
+/* After getopt: fill in the defaults; false if -d was missing. */
+bool dev_opts_done(void);
+
 /* Open the device called @name, NULL if there is none. */
 struct ibv_context *open_dev(const char *name);
 

@@ -43,8 +43,6 @@
 #define SLOT		256	/* bytes per message and per WQE */
 #define WRID_BASE	100
 
-static const char *dev_name[2];
-static int gid_idx[2] = { 0, -1 };
 
 struct side {
 	struct ibv_context *ctx;
@@ -409,31 +407,17 @@ int main(int argc, char **argv)
 	int c;
 
 	while ((c = getopt(argc, argv, "d:D:g:G:")) != -1) {
+		if (dev_opt(c, optarg))
+			continue;
 		switch (c) {
-		case 'd':
-			dev_name[0] = optarg;
-			break;
-		case 'D':
-			dev_name[1] = optarg;
-			break;
-		case 'g':
-			gid_idx[0] = atoi(optarg);
-			break;
-		case 'G':
-			gid_idx[1] = atoi(optarg);
-			break;
 		default:
 			fprintf(stderr, "usage: %s -d DEV [-D DEV2] [-g GIDX] [-G GIDX2]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!dev_name[0])
+	if (!dev_opts_done())
 		return 2;
-	if (!dev_name[1])
-		dev_name[1] = dev_name[0];
-	if (gid_idx[1] < 0)
-		gid_idx[1] = gid_idx[0];
 
 	if (setup()) {
 		tap(false, "setup");

@@ -38,8 +38,6 @@
 #define NSLOT		(BUF / SLOT)
 #define LOSSY_N		200
 
-static const char *dev_name[2];
-static int gid_idx[2] = { 0, -1 };
 static enum ibv_mtu mtu_enum = IBV_MTU_1024;
 static bool lossy;
 
@@ -341,19 +339,9 @@ int main(int argc, char **argv)
 	int c, err;
 
 	while ((c = getopt(argc, argv, "d:D:g:G:m:l")) != -1) {
+		if (dev_opt(c, optarg))
+			continue;
 		switch (c) {
-		case 'd':
-			dev_name[0] = optarg;
-			break;
-		case 'D':
-			dev_name[1] = optarg;
-			break;
-		case 'g':
-			gid_idx[0] = atoi(optarg);
-			break;
-		case 'G':
-			gid_idx[1] = atoi(optarg);
-			break;
 		case 'm':
 			mtu_enum = atoi(optarg) == 256 ? IBV_MTU_256 :
 				   atoi(optarg) == 512 ? IBV_MTU_512 :
@@ -369,12 +357,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dev_name[0])
+	if (!dev_opts_done())
 		return 2;
-	if (!dev_name[1])
-		dev_name[1] = dev_name[0];
-	if (gid_idx[1] < 0)
-		gid_idx[1] = gid_idx[0];
 	mtu = 128U << mtu_enum;
 
 	err = side_init(&snd, dev_name[0], gid_idx[0]);

@@ -45,8 +45,6 @@
 #define BUF		(SRQ_WR * SLOT)
 #define PSN		0x2000
 
-static const char *dev_name[2];
-static int gid_idx[2] = { 0, -1 };
 
 struct side {
 	const char *dev;
@@ -542,32 +540,18 @@ int main(int argc, char **argv)
 	int c, err;
 
 	while ((c = getopt(argc, argv, "d:D:g:G:")) != -1) {
+		if (dev_opt(c, optarg))
+			continue;
 		switch (c) {
-		case 'd':
-			dev_name[0] = optarg;
-			break;
-		case 'D':
-			dev_name[1] = optarg;
-			break;
-		case 'g':
-			gid_idx[0] = atoi(optarg);
-			break;
-		case 'G':
-			gid_idx[1] = atoi(optarg);
-			break;
 		default:
 			usage(argv[0]);
 			return 2;
 		}
 	}
-	if (!dev_name[0]) {
+	if (!dev_opts_done()) {
 		usage(argv[0]);
 		return 2;
 	}
-	if (!dev_name[1])
-		dev_name[1] = dev_name[0];
-	if (gid_idx[1] < 0)
-		gid_idx[1] = gid_idx[0];
 
 	err = setup();
 	if (err) {
