@@ -97,9 +97,6 @@ iop_ip6() { [ "$1" = A ] && echo fd78::1 || echo fd78::2; }
 
 # Readiness: TCP listener on PORT, or an RDMA CM listener on PORT.
 _iop_tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
-_iop_cm_listening() {
-	rdma res show cm_id | grep LISTEN | grep -qE "src-addr [^ ]*:$1( |$)"
-}
 
 # _iop_server LOG READY_FN PORT CMD...: start the server, wait until it
 # listens, signal; then wait for it (killed if the client has been done
@@ -207,9 +204,9 @@ _iop_run() {
 	kmsg "case $IOP_N: $kind $* (server VM $server)"
 	if [ "$server" = "$SROCE_VM" ]; then
 		case $kind in
-		rping) _iop_server "$log" _iop_cm_listening "$port" "${cmd[@]}" -s ;;
-		ucmatose) _iop_server "$log" _iop_cm_listening "$port" "${cmd[@]}" -b "$saddr" ;;
-		perfcm) _iop_server "$log" _iop_cm_listening "$port" "${cmd[@]}" ;;
+		rping) _iop_server "$log" cm_listening "$port" "${cmd[@]}" -s ;;
+		ucmatose) _iop_server "$log" cm_listening "$port" "${cmd[@]}" -b "$saddr" ;;
+		perfcm) _iop_server "$log" cm_listening "$port" "${cmd[@]}" ;;
 		*) _iop_server "$log" _iop_tcp_listening "$port" "${cmd[@]}" ;;
 		esac
 	else

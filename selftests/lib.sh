@@ -430,6 +430,19 @@ counters() {
 		tr '\t\n' '= ')"
 }
 
+# counter NS DEV NAME: DEV's counter NAME, seen from namespace NS ("" for
+# this one); rdma(8) may print it with a "drv_" prefix.
+counter() {
+	in_ns "$1" rdma statistic show link "$2/1" | tr -s ' ' '\n' | paste - - |
+		awk -v n="$3" '$1 == n || $1 == "drv_" n { print $2; exit }'
+}
+
+# cm_listening PORT: an RDMA CM listener is bound to PORT.
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep LISTEN |
+		grep -qE "src-addr [^ ]*:$1( |$)"
+}
+
 # in_ns NS CMD...: CMD in namespace NS, or in this one when NS is empty.
 in_ns() {
 	local ns=$1
@@ -470,4 +483,17 @@ run_pair() {
 	echo "--- server (exit $src):"
 	cat "$SROCE_RESULTS/server.out"
 	[ "$rc" = 0 ] && [ "$src" = 0 ]
+}
+
+# perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: a perftest pair
+# through run_pair, the server in SNS, the client in CNS, each on its own
+# TCP port from PERF_PORT up; prints both outputs.
+PERF_PORT=${PERF_PORT:-19000}
+perf_run() {
+	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
+	shift 8
+	PERF_PORT=$((PERF_PORT + 1))
+	run_pair "$sns" "$cns" "$PERF_PORT" -- \
+		"$tool" -d "$sdev" -x "$sgid" -F -p "$PERF_PORT" "$@" -- \
+		"$tool" -d "$cdev" -x "$cgid" -F -p "$PERF_PORT" "$@" "$peer"
 }

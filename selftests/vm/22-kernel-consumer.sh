@@ -16,16 +16,10 @@ ktest_pass() {
 	dmesg | grep -q 'sroce_ktest: 0 failures' && ! dmesg | grep -q 'sroce_ktest: FAIL'
 }
 
-# counter NAME: DEV fab1's counter NAME (rdma(8) prints a "drv_" prefix).
-counter() {
-	rdma statistic show link fab1/1 | tr -s ' ' '\n' | paste - - |
-		awk -v n="$1" '$1 == n || $1 == "drv_" n { print $2 }'
-}
-
 # Two dead rkeys (invalidated, replaced) and one REG_MR of a valid MR.
 fr_counted() {
-	echo "mr_access_refused=$(counter mr_access_refused) fr_op_errors=$(counter fr_op_errors)"
-	[ "$(counter mr_access_refused)" -ge 2 ] && [ "$(counter fr_op_errors)" -ge 1 ]
+	echo "mr_access_refused=$(counter "" fab1 mr_access_refused) fr_op_errors=$(counter "" fab1 fr_op_errors)"
+	[ "$(counter "" fab1 mr_access_refused)" -ge 2 ] && [ "$(counter "" fab1 fr_op_errors)" -ge 1 ]
 }
 
 tap_plan 6

@@ -20,12 +20,6 @@ pingpong() {
 	return 1
 }
 
-# counter NS DEV NAME: one counter's value.
-counter() {
-	ip netns exec "$1" rdma statistic show link "$2/1" |
-		tr -s ' ' '\n' | awk -v n="$3" '$0 == n {getline; print; exit}'
-}
-
 # A 100 ms round trip, longer than ibv_rc_pingpong's ACK timeout (14:
 # 67 ms): the first message times out once, after which the measured RTT
 # stretches the RTO and messages are sent once.  A fixed RTO would resend

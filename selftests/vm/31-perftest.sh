@@ -6,15 +6,7 @@
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
-PORT=18700
-perf() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	shift 8
-	PORT=$((PORT + 1))
-	run_pair "$sns" "$cns" "$PORT" -- \
-		"$tool" -d "$sdev" -x "$sgid" -F -p "$PORT" "$@" -- \
-		"$tool" -d "$cdev" -x "$cgid" -F -p "$PORT" "$@" "$peer"
-}
+PERF_PORT=18700
 
 TOOLS="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat"
 
@@ -22,17 +14,17 @@ tap_plan 29
 topo_sroce_pair
 
 for t in $TOOLS; do
-	tap_check "$t (defaults)" perf ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$t"
+	tap_check "$t (defaults)" perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$t"
 done
 for t in $TOOLS; do
 	case $t in ib_atomic*) continue ;; esac
-	tap_check "$t -s 65536" perf ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$t" -s 65536
+	tap_check "$t -s 65536" perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$t" -s 65536
 done
 # perftest 4.5 cannot use IPv6 for its TCP channel: IPv4 there, IPv6 GIDs.
 for t in ib_write_bw ib_send_lat; do
-	tap_check "$t, IPv6 GIDs" perf ns1 fab1 "$G6A" ns2 fab2 "$G6B" 192.168.77.1 "$t"
+	tap_check "$t, IPv6 GIDs" perf_run ns1 fab1 "$G6A" ns2 fab2 "$G6B" 192.168.77.1 "$t"
 done
 for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
-	tap_check "$t, loopback on fab1" perf ns1 fab1 "$G4A" ns1 fab1 "$G4A" 127.0.0.1 "$t"
+	tap_check "$t, loopback on fab1" perf_run ns1 fab1 "$G4A" ns1 fab1 "$G4A" 127.0.0.1 "$t"
 done
 tap_done

@@ -166,14 +166,9 @@ no_nvme_errors() {
 
 counters_clean() {
 	counters "" fab0
-	[ "$(_counter fab0 mr_access_refused)" = 0 ] &&
-		[ "$(_counter fab0 fr_op_errors)" = 0 ] &&
-		[ "$(_counter fab0 err_naks_received)" = 0 ]
-}
-
-_counter() {
-	rdma statistic show link "$1/1" | tr -s ' ' '\n' | paste - - |
-		awk -v n="$2" '$1 == n || $1 == "drv_" n { print $2 }'
+	[ "$(counter "" fab0 mr_access_refused)" = 0 ] &&
+		[ "$(counter "" fab0 fr_op_errors)" = 0 ] &&
+		[ "$(counter "" fab0 err_naks_received)" = 0 ]
 }
 
 tap_plan 16

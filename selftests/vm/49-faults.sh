@@ -41,8 +41,6 @@ rc() {
 		{ cat "$SROCE_RESULTS/rc-$1.log"; counters ns1 fab1; counters ns2 fab2; return 1; }
 }
 
-_cm_listening() { rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
-
 # cm NAME: rping -V, 20 verified exchanges of 8 KiB, through rdma_cm.
 cm() {
 	local spid rc=0 src=0
@@ -50,7 +48,7 @@ cm() {
 	ip netns exec ns1 timeout 300 rping -s -a 192.168.77.1 -p "$PORT" \
 		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.server" 2>&1 &
 	spid=$!
-	wait_for 30 _cm_listening "$PORT" || { kill "$spid"; return 1; }
+	wait_for 30 cm_listening "$PORT" || { kill "$spid"; return 1; }
 	ip netns exec ns2 timeout 300 rping -c -a 192.168.77.1 -p "$PORT" \
 		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.client" 2>&1 || rc=$?
 	wait "$spid" || src=$?
@@ -60,14 +58,8 @@ cm() {
 	return 1
 }
 
-# cnt NS DEV NAME: one counter's value.
-cnt() {
-	ip netns exec "$1" rdma statistic show link "$2/1" |
-		tr -s ' ' '\n' | awk -v n="$3" '$0 == n {getline; print; exit}'
-}
-
 # grew NAME BEFORE: counter NAME of fab1 plus fab2 is above BEFORE.
-sum() { echo $(($(cnt ns1 fab1 "$1") + $(cnt ns2 fab2 "$1"))); }
+sum() { echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1"))); }
 grew() {
 	local now
 	now=$(sum "$1")

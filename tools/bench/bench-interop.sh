@@ -9,6 +9,7 @@
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
+. "$SROCE_TREE/tools/bench/lib.sh"
 
 # The runs, "label|column|tool args..."; column 4 of perftest's result
 # line is the average bandwidth (MB/s), column 5 of a latency test its
@@ -20,10 +21,6 @@ RUNS=(
 	"ib_send_lat 64B (usec)|5|ib_send_lat -n 200 -s 64"
 	"ib_read_lat 64B (usec)|5|ib_read_lat -n 200 -s 64"
 )
-
-perf_col() {
-	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}' "$2"
-}
 
 # round NAME: every run once, server in VM B; VM A records column values
 # in RESULT_NAME_i.
@@ -40,7 +37,7 @@ round() {
 		fi
 		if [ "$SROCE_VM" = A ]; then
 			printf -v "RESULT_${name}_$i" '%s' \
-				"$(perf_col "$col" "$SROCE_RESULTS/case-$IOP_N-A.log")"
+				"$(perf_col "$col" <"$SROCE_RESULTS/case-$IOP_N-A.log")"
 		fi
 		sync_barrier "c$IOP_N-end" 600 || exit 1
 	done

@@ -12,6 +12,7 @@
 # make bench-lfn (SROCE_GUEST_ENV).
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
+. "$SROCE_TREE/selftests/interop.sh"
 
 SECS=${LFN_SECONDS:-20}
 # 64 KiB messages: 20 s at about 5 Mbit/s (rxe), 1.3 s at 90.
@@ -39,25 +40,13 @@ setup() {
 	ip netns exec lfn rdma link add fab0 type sroce netdev mv0 || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
-	GR=$(rxe_gid "192.168.78.$n") || return 1
+	# rxe lists each address as RoCE v1 and v2: iop_gid picks v2.
+	wait_for 30 iop_gid rxe0 "192.168.78.$n" >/dev/null || return 1
+	GR=$(iop_gid rxe0 "192.168.78.$n")
 	# Room for a bandwidth-delay product and more in TCP's buffers.
 	sysctl -qw net.core.rmem_max=33554432 net.core.wmem_max=33554432
 	sysctl -qw net.ipv4.tcp_rmem="4096 131072 33554432"
 	sysctl -qw net.ipv4.tcp_wmem="4096 131072 33554432"
-}
-
-# rxe lists each address as a RoCE v1 and a v2 GID; perftest needs v2.
-rxe_gid() {
-	local p=/sys/class/infiniband/rxe0/ports/1 want
-	want=$(python3 -c 'import ipaddress,sys
-a = ipaddress.IPv6Address("::ffff:" + sys.argv[1]).exploded.replace(":", "")
-print(":".join(a[i:i + 4] for i in range(0, 32, 4)))' "$1")
-	wait_for 30 grep -qlx "$want" $p/gids/* || return 1
-	grep -lx "$want" $p/gids/* | while read -r g; do
-		local i
-		i=${g##*/}
-		grep -qx "RoCE v2" "$p/gid_attrs/types/$i" && echo "$i"
-	done | head -n1 | grep .
 }
 
 # The path: both egresses, so that data and ACKs each see the delay and

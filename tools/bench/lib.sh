@@ -4,19 +4,6 @@
 # rdma_rxe on lo (rxe0), driven by unchanged perftest.
 # Source after selftests/lib.sh.
 
-PERF_PORT=19000
-
-# perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: run a perftest
-# pair, the server in SNS, the client in CNS; prints both outputs.
-perf_run() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	shift 8
-	PERF_PORT=$((PERF_PORT + 1))
-	run_pair "$sns" "$cns" "$PERF_PORT" -- \
-		"$tool" -d "$sdev" -x "$sgid" -F -p "$PERF_PORT" "$@" -- \
-		"$tool" -d "$cdev" -x "$cgid" -F -p "$PERF_PORT" "$@" "$peer"
-}
-
 # Column N of perftest's result line (the line after the "#bytes" header).
 perf_col() {
 	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}'
