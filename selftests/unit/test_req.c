@@ -191,6 +191,62 @@ static void test_rtt(void)
 	   "absurd sample: clamped, no overflow");
 }
 
+/* 67 ms: the usual Local ACK Timeout, 14. */
+#define T14_NS	(4096ULL << 14)
+
+static void test_rto(void)
+{
+	struct sroce_rtt r = { 0 };
+	int i;
+
+	is(sroce_rto_ns(&r, T14_NS), T14_NS, "no sample: the Local ACK Timeout");
+	sroce_rtt_timeout(&r);
+	is(sroce_rto_ns(&r, T14_NS), 2 * T14_NS, "one timeout doubles it");
+	sroce_rtt_timeout(&r);
+	is(sroce_rto_ns(&r, T14_NS), 4 * T14_NS, "two: four times");
+	for (i = 0; i < 100; i++)
+		sroce_rtt_timeout(&r);
+	is(r.backoff, SROCE_RTO_BACKOFF_MAX, "the backoff saturates");
+	is(sroce_rto_ns(&r, T14_NS), SROCE_RTO_BACKOFF_CAP_NS,
+	   "and the RTO stops at 4 s");
+	is(sroce_rto_ns(&r, 8000000000ULL), 8000000000ULL,
+	   "a Local ACK Timeout above the cap is the application's");
+	sroce_rtt_sample(&r, 1000);
+	is(r.backoff, 0, "a sample ends the backoff");
+	is(sroce_rto_ns(&r, T14_NS), T14_NS,
+	   "a 1 ms path: the Local ACK Timeout again");
+	is(sroce_rto_ns(&r, 1000000), 3000000,
+	   "with a 1 ms floor: srtt + 4 rttvar");
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 200; i++)
+		sroce_rtt_sample(&r, 100000);
+	is(sroce_rto_ns(&r, T14_NS), 150000000ULL,
+	   "a 100 ms path stretches a 67 ms timeout");
+	sroce_rtt_sample(&r, 60000000);
+	is(sroce_rto_ns(&r, T14_NS), SROCE_RTO_RTT_MAX_NS,
+	   "the estimate's share stops at 4 s");
+}
+
+/*
+ * The runaway that was: at 10 % loss, timeouts in a row must not ratchet
+ * the estimate itself up; only the backoff grows, and one clean sample
+ * brings the RTO back to the path.
+ */
+static void test_rto_no_runaway(void)
+{
+	struct sroce_rtt r = { 0 };
+	int i, j;
+
+	sroce_rtt_sample(&r, 1000);
+	for (i = 0; i < 50; i++) {
+		for (j = 0; j < 3; j++)
+			sroce_rtt_timeout(&r);
+		sroce_rtt_sample(&r, 1000);
+	}
+	is(r.srtt_us, 1000, "srtt is still the path's");
+	is(sroce_rto_ns(&r, T14_NS), T14_NS, "the RTO is back to the floor");
+}
+
 int main(void)
 {
 	tap_start();
@@ -201,5 +257,7 @@ int main(void)
 	test_timeout();
 	test_cwnd();
 	test_rtt();
+	test_rto();
+	test_rto_no_runaway();
 	return tap_done();
 }

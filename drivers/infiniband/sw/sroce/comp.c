@@ -127,11 +127,7 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 	sroce_req_rewind(qp, psn, SROCE_WHY_IMPLIED);
 }
 
-/*
- * The timed packet is acknowledged: one RTT sample.  One from a packet
- * resent after a timeout is an upper bound, only used to raise the
- * estimate (the RTO was too short, or the packet lost).
- */
+/* The timed packet, sent once, is acknowledged: one RTT sample. */
 static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 {
 	u64 now = local_clock(), us;
@@ -143,8 +139,6 @@ static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 	if (now <= req->rtt_start_ns)
 		return;
 	us = div_u64(now - req->rtt_start_ns, NSEC_PER_USEC);
-	if (req->rtt_rto && req->rtt.valid && us <= req->rtt.srtt_us)
-		return;
 	sroce_rtt_sample(&req->rtt, us);
 }
 

@@ -103,13 +103,11 @@ struct sroce_req {
 	struct sroce_cwnd cwnd;
 
 	/*
-	 * The RTT, timed on one packet per round trip; rtt_psn is its last
-	 * PSN.  rtt_rto: it was resent after a timeout, so its ACK answers
-	 * either copy and the time since the first is only an upper bound.
+	 * The RTT, timed on one packet per round trip, never one sent
+	 * twice; rtt_psn is its last PSN.
 	 */
 	struct sroce_rtt rtt;
 	bool rtt_timing;
-	bool rtt_rto;
 	u32 rtt_psn;
 	u64 rtt_start_ns;		/* local_clock() */
 

@@ -23,8 +23,6 @@
 #define SROCE_TIMEOUT_DEFAULT	17		/* 4.096 us << 17 = 537 ms */
 /* Below this, TCG guests and loaded hosts see spurious timeouts. */
 #define SROCE_RTO_MIN_MS	10
-/* The most the measured RTT may stretch the RTO to. */
-#define SROCE_RTO_RTT_MAX_MS	4000
 
 int sroce_req_init(struct sroce_qp *qp)
 {
@@ -106,21 +104,19 @@ void sroce_req_arm(struct sroce_qp *qp)
 
 /*
  * Retransmit timeout: 4.096 us * 2^timeout (IBTA), or longer when the
- * measured round trip says so.  A path, or a peer, slower than the
- * application's timeout would otherwise see each message sent twice and,
- * once a few round trips exceed retry_cnt timeouts, a QP failed for
- * nothing: a 100 ms WAN path with the usual timeout 14 (67 ms), or a
- * starved VM.  The RTT's share is capped, so that a stall cannot make a
- * real loss wait for ever.
+ * measured round trip says so, backed off over timeouts in a row
+ * (proto/req.c).  A path, or a peer, slower than the application's
+ * timeout would otherwise see each message sent twice and, once a few
+ * round trips exceed retry_cnt timeouts, a QP failed for nothing: a
+ * 100 ms WAN path with the usual timeout 14 (67 ms), or a starved VM.
  */
 unsigned long sroce_req_rto(const struct sroce_qp *qp)
 {
 	u8 t = READ_ONCE(qp->timeout) ?: SROCE_TIMEOUT_DEFAULT;
-	u64 ns = sroce_ack_timeout_ns(t);
-	u64 rtt_ns = sroce_rtt_rto_us(&qp->req.rtt) * NSEC_PER_USEC;
+	u64 floor = max_t(u64, sroce_ack_timeout_ns(t),
+			  SROCE_RTO_MIN_MS * NSEC_PER_MSEC);
 
-	ns = max(ns, min_t(u64, rtt_ns, SROCE_RTO_RTT_MAX_MS * NSEC_PER_MSEC));
-	return max(nsecs_to_jiffies(ns), msecs_to_jiffies(SROCE_RTO_MIN_MS));
+	return nsecs_to_jiffies(sroce_rto_ns(&qp->req.rtt, floor));
 }
 
 /* Fire no later than @when (the timer only kicks; the work decides). */
@@ -406,7 +402,6 @@ static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
 	if (req->rtt_timing)
 		return;
 	req->rtt_timing = true;
-	req->rtt_rto = false;
 	req->rtt_psn = sroce_psn_add(psn, npsn - 1);
 	req->rtt_start_ns = local_clock();
 }
@@ -762,16 +757,16 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why)
 
 	/*
 	 * Karn: the timed packet's ACK will not tell which copy it answers.
-	 * After a timeout keep timing anyway, as an upper bound: if the RTO
-	 * is shorter than the path's RTT, every packet times out and no
-	 * clean sample could ever correct it.
+	 * Timing it anyway, as an upper bound, fed every timeout back into
+	 * the next RTO (a sample of at least the RTO raises rttvar by
+	 * three quarters): at 10 % loss the RTO ran away to its 4 s cap.
+	 * The backoff, not the estimate, lets an RTO that is too short
+	 * catch up with the path.
 	 */
-	if (req->rtt_timing && sroce_psn_before_eq(psn, req->rtt_psn)) {
-		if (rto)
-			req->rtt_rto = true;
-		else
-			req->rtt_timing = false;
-	}
+	if (req->rtt_timing && sroce_psn_before_eq(psn, req->rtt_psn))
+		req->rtt_timing = false;
+	if (rto)
+		sroce_rtt_timeout(&req->rtt);
 
 	sroce_req_seek(qp, psn);
 	while (req->pkt_head != req->pkt_tail) {

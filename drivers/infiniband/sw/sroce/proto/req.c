@@ -157,6 +157,7 @@ void sroce_rtt_sample(struct sroce_rtt *r, uint64_t sample_us)
 	uint32_t s = sample_us > SROCE_RTT_SAMPLE_MAX_US ?
 		     SROCE_RTT_SAMPLE_MAX_US : (uint32_t)sample_us;
 
+	r->backoff = 0;
 	if (!r->valid) {
 		r->srtt_us = s;
 		r->rttvar_us = s / 2;
@@ -187,4 +188,32 @@ uint64_t sroce_rtt_rto_us(const struct sroce_rtt *r)
 	if (margin < SROCE_RTT_MARGIN_US)
 		margin = SROCE_RTT_MARGIN_US;
 	return r->srtt_us + margin;
+}
+
+/* A retransmit timeout fired: the next RTO is twice as long. */
+void sroce_rtt_timeout(struct sroce_rtt *r)
+{
+	if (r->backoff < SROCE_RTO_BACKOFF_MAX)
+		r->backoff++;
+}
+
+/*
+ * The retransmit timeout: the estimate's RTO (at most 4 s of it), never
+ * below @floor_ns (the QP's Local ACK Timeout), then backed off, up to
+ * 4 s: a real loss after a stall must not wait for minutes.  A longer
+ * Local ACK Timeout is the application's and stays as it is.
+ */
+uint64_t sroce_rto_ns(const struct sroce_rtt *r, uint64_t floor_ns)
+{
+	uint64_t rtt_ns = sroce_rtt_rto_us(r) * 1000;
+	uint64_t base, backed;
+
+	if (rtt_ns > SROCE_RTO_RTT_MAX_NS)
+		rtt_ns = SROCE_RTO_RTT_MAX_NS;
+	base = rtt_ns > floor_ns ? rtt_ns : floor_ns;
+	if (base >= SROCE_RTO_BACKOFF_CAP_NS)
+		return base;
+	backed = base << r->backoff;
+	return backed > SROCE_RTO_BACKOFF_CAP_NS ? SROCE_RTO_BACKOFF_CAP_NS :
+						   backed;
 }

@@ -53,15 +53,26 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n);
  * Round-trip time estimate (RFC 6298's smoothed RTT and mean deviation),
  * in microseconds.  The caller feeds one sample per round trip and never
  * one from a packet that was sent twice (Karn), since its ACK could
- * answer either copy.
+ * answer either copy.  Each timeout doubles the RTO until the next
+ * sample (RFC 6298 5.5): that is how an RTO shorter than the path's RTT
+ * grows past it, so that a packet sent once can be timed at all.
  */
 struct sroce_rtt {
 	uint32_t srtt_us;
 	uint32_t rttvar_us;
+	uint8_t backoff;	/* timeouts since the last sample */
 	bool valid;
 };
 
+/* At most 2^6 times the base RTO, and no more than 4 s beyond it. */
+#define SROCE_RTO_BACKOFF_MAX		6
+#define SROCE_RTO_BACKOFF_CAP_NS	4000000000ULL
+/* The most the measured RTT may stretch the base RTO to. */
+#define SROCE_RTO_RTT_MAX_NS		4000000000ULL
+
 void sroce_rtt_sample(struct sroce_rtt *r, uint64_t sample_us);
+void sroce_rtt_timeout(struct sroce_rtt *r);
 uint64_t sroce_rtt_rto_us(const struct sroce_rtt *r);
+uint64_t sroce_rto_ns(const struct sroce_rtt *r, uint64_t floor_ns);
 
 #endif /* _SROCE_PROTO_REQ_H */
