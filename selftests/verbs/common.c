@@ -106,3 +106,49 @@ int poll_one_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 		usleep(100);
 	}
 }
+
+static int rc_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		     const char *to)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		diag("modify_qp to %s: %s", to, strerror(ret));
+	return ret;
+}
+
+int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (rc_modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		      IBV_QP_ACCESS_FLAGS, "INIT"))
+		return -1;
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = p->qpn, .rq_psn = p->psn,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 1, .port_num = 1,
+			.grh = { .dgid = p->gid, .sgid_index = p->sgid_idx,
+				 .hop_limit = 64 },
+		},
+	};
+	if (rc_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"))
+		return -1;
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTS, .sq_psn = p->my_psn, .timeout = 14,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+	};
+	return rc_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}

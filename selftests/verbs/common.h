@@ -7,6 +7,7 @@
 #define SROCE_VERBS_COMMON_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 #include <infiniband/verbs.h>
 
@@ -34,6 +35,24 @@ struct ibv_context *open_dev(const char *name);
 
 /* Poll @cq for one completion for up to @ms ms: 0 with @wc filled, or -1. */
 int poll_one_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/*
+ * The far end of an RC connection: its QP number and GID, the PSN it
+ * starts at, ours, and the local GID index to reach it by.
+ */
+struct rc_peer {
+	uint32_t qpn;
+	union ibv_gid gid;
+	uint32_t psn;
+	uint32_t my_psn;
+	int sgid_idx;
+};
+
+/*
+ * RESET -> INIT -> RTR -> RTS towards @p: RoCE v2, MTU 1024, every remote
+ * access, timeout 14, 7 retries.  0, or -1 with a diagnostic.
+ */
+int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p);
 
 /* Milliseconds since @t0 (CLOCK_MONOTONIC). */
 long ms_since(const struct timespec *t0);

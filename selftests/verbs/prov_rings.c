@@ -322,6 +322,14 @@ static void test_cq_poll(uint32_t start)
 		       wc_matches(wc, 100 + i);
 	}
 	ok(all, "poll_cq: 40 one-by-one CQEs across wrap-around");
+	/* The device was removed: what the kernel left comes first. */
+	cq_produce(&f, 200);
+	fr_hdr(&f)->flags = SROCE_RING_F_DEAD;
+	ok(sroce_cq_poll(&cq->vcq.cq, 4, wc) == 1 && wc_matches(wc, 200),
+	   "poll_cq on a dead CQ: the CQEs left are still delivered");
+	is(sroce_cq_poll(&cq->vcq.cq, 4, wc), -EIO,
+	   "poll_cq on a dead, empty CQ: -EIO, not 0 for ever");
+	fr_hdr(&f)->flags = 0;
 	ok(!pthread_spin_trylock(&cq->lock), "poll_cq: lock released");
 	pthread_spin_unlock(&cq->lock);
 	fake_cq_free(cq);

@@ -86,12 +86,22 @@ struct sroce_ring_hdr {
 	 * engine went idle; the provider then rings the doorbell (an
 	 * ibv_post_send() system call with no work requests).  While the
 	 * engine runs, posting needs no system call.
+
+	 *
+	 * Any ring: SROCE_RING_F_DEAD is set by the kernel when it destroys
+	 * the ring's object.  A provider sees it only if that happened
+	 * under the process: the device was removed (ib_core destroyed the
+	 * process's objects and reported IB_EVENT_DEVICE_FATAL).  Polling
+	 * an empty dead CQ and posting to a dead SQ or RQ then fail with
+	 * EIO instead of waiting for ever.  Added in ABI 1 without a
+	 * version bump: an older provider never looks at the bit.
 	 */
 	__u32 flags;
 	__u32 pad2[15];
 };
 
 #define SROCE_RING_F_KICK		(1U << 0)
+#define SROCE_RING_F_DEAD		(1U << 1)
 #define SROCE_RING_ENTRIES_OFFSET	256
 
 struct sroce_sge {

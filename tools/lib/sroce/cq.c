@@ -101,7 +101,8 @@ static bool sroce_cqe_void(const struct sroce_cqe *cqe)
 
 /*
  * CQEs ready, or -EIO when the CQ cannot be read: its ring was lost in a
- * failed resize, or the kernel's producer index is impossible.
+ * failed resize, the kernel's producer index is impossible, or the
+ * device was removed and every CQE it left has been read.
  */
 static int64_t sroce_cq_avail(struct sroce_cq *cq)
 {
@@ -110,6 +111,8 @@ static int64_t sroce_cq_avail(struct sroce_cq *cq)
 	if (!cq->ring.hdr)
 		return -EIO;
 	n = sroce_ring_avail(&cq->ring);
+	if (!n && sroce_ring_dead(&cq->ring))
+		return -EIO;
 	if (n < 0)
 		sroce_dbg("CQ %u: producer index %u is more than a ring ahead of %u",
 			  cq->vcq.cq.handle, cq->ring.hdr->prod, cq->ring.head);

@@ -430,6 +430,10 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	if (sroce_ring_dead(&rq->ring)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 	pthread_spin_lock(&rq->lock);
 	start = rq->ring.head;
 	for (; wr; wr = wr->next) {

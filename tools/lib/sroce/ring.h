@@ -137,6 +137,16 @@ static inline bool sroce_ring_kick_needed(const struct sroce_ring *r)
 	       SROCE_RING_F_KICK;
 }
 
+/*
+ * The kernel destroyed the ring's object under us: the device was removed
+ * (SROCE_RING_F_DEAD, sroce-abi.h).
+ */
+static inline bool sroce_ring_dead(const struct sroce_ring *r)
+{
+	return __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
+	       SROCE_RING_F_DEAD;
+}
+
 /* ---- consumer (CQ) ---- */
 
 /*

@@ -387,6 +387,10 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	if (wr && sroce_ring_dead(&qp->sq.ring)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 	pthread_spin_lock(&qp->sq.lock);
 	start = qp->sq.ring.head;
 	for (; wr; wr = wr->next) {

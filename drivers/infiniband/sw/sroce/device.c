@@ -129,6 +129,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
 	.destroy_srq = sroce_srq_destroy,
+	.disassociate_ucontext = sroce_ucontext_disassociate,
 	.detach_mcast = sroce_mcast_detach,
 	.device_group = &sroce_device_attr_group,
 	.enable_driver = sroce_device_enable,

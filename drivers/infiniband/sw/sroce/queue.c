@@ -39,9 +39,12 @@ void sroce_queue_free(struct sroce_queue *q)
 	 * A mapped ring is freed by the mmap entry's release (mmap_free),
 	 * once userspace has unmapped it too.
 	 */
-	if (q->mmap_entry)
+	if (q->mmap_entry) {
+		/* Nothing runs on it any more; tell a process still there. */
+		WRITE_ONCE(q->hdr->flags,
+			   READ_ONCE(q->hdr->flags) | SROCE_RING_F_DEAD);
 		rdma_user_mmap_entry_remove(q->mmap_entry);
-	else
+	} else
 		vfree(q->hdr);
 	q->hdr = NULL;
 	q->mmap_entry = NULL;

@@ -295,6 +295,7 @@ void sroce_netdev_exit(void);
 /* ucontext.c */
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
+void sroce_ucontext_disassociate(struct ib_ucontext *ibuc);
 
 /* pd.c */
 int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -48,3 +48,19 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
 }
+
+/*
+ * The device goes away (rdma link delete, the netdev's removal, rmmod)
+ * while a process still has it open.  Offering this hook is what makes
+ * ib_core destroy the process's objects now and report DEVICE_FATAL,
+ * instead of making the removal wait for the process to exit; without it
+ * `rdma link delete` hangs behind a running application, and rmmod is
+ * refused.  Nothing is left for us to do: every object was destroyed
+ * through its own verb, which stopped its engine work and removed its
+ * mmap entries.  The process's ring mappings still hold their pages
+ * (remap_vmalloc_range took a reference), so it reads stale rings, never
+ * freed memory, and no sroce code runs on its behalf any more.
+ */
+void sroce_ucontext_disassociate(struct ib_ucontext *ibuc)
+{
+}
