@@ -135,7 +135,8 @@ static bool sroce_mw_in_range(const struct sroce_mw *mw, u64 va, u64 len)
 /*
  * May @qp's peer access @len bytes at @va through @mw with @rkey?  Type 1
  * windows serve the QPs of their PD, type 2B windows only the QP that
- * bound them.
+ * bound them.  That QP may be gone, and a new one, of anybody's, may have
+ * its address and number: the PD must match too.
  */
 static bool sroce_mw_access_ok(const struct sroce_mw *mw,
 			       const struct sroce_qp *qp, u32 rkey, u64 va,
@@ -143,8 +144,9 @@ static bool sroce_mw_access_ok(const struct sroce_mw *mw,
 {
 	if (mw->state != SROCE_MW_VALID || !mw->mr || mw->ibmw.rkey != rkey)
 		return false;
-	if (mw->ibmw.type == IB_MW_TYPE_1 ? mw->ibmw.pd != &qp->pd->ibpd :
-					    !sroce_mw_bound_to(mw, qp))
+	if (mw->ibmw.pd != &qp->pd->ibpd)
+		return false;
+	if (mw->ibmw.type != IB_MW_TYPE_1 && !sroce_mw_bound_to(mw, qp))
 		return false;
 	if ((mw->access & access) != access)
 		return false;

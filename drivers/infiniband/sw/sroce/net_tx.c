@@ -365,7 +365,8 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	/* Only the engine's work item uses the cache: reset it from there. */
 	if (test_and_clear_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags))
 		dst_cache_reset(&qp->req.dst_cache);
-	skb_put(skb, SROCE_ICRC_BYTES);
+	/* Zeroed: if the ICRC were ever not computed, no stale heap leaves. */
+	skb_put_zero(skb, SROCE_ICRC_BYTES);
 	len = skb->len;
 	trace_sroce_tx(qp->ibqp.qp_num, skb->data, len);
 	sroce_tx_set_owner(qp, skb);

@@ -656,6 +656,9 @@ static void sroce_resp_dup_read(struct sroce_qp *qp,
 {
 	struct sroce_res *res = sroce_resp_res_find(qp, h->psn, true);
 
+	/* The right may have been taken away since (modify_qp RTS -> RTS). */
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_READ))
+		return;
 	if (!res || h->dma_len > SROCE_MSG_MAX ||
 	    sroce_psn_sub(sroce_psn_add(res->psn, res->npsn), h->psn) !=
 	    sroce_resp_npsn(qp, h->dma_len))
