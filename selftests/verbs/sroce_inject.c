@@ -186,7 +186,7 @@ enum cnt {
 	C_RX, C_BAD_HDR, C_ICRC, C_PKEY, C_TRANSPORT, C_UNKNOWN_QP, C_GSI,
 	C_DROPPED, C_DUP, C_OOS, C_STALE, C_BAD_RESP, C_ACKS, C_SEQ_NAKS,
 	C_RNR_NAKS, C_ERR_NAKS, C_DUP_READS, C_DUP_ATOMICS, C_BAD_ADDR,
-	C_MCAST_DROPPED, NCNT
+	C_MCAST_DROPPED, C_ECN_CE, C_CNPS, NCNT
 };
 
 static const char *const cnt_names[NCNT] = {
@@ -210,6 +210,8 @@ static const char *const cnt_names[NCNT] = {
 	[C_DUP_ATOMICS] = "dup_atomics",
 	[C_BAD_ADDR] = "rx_bad_addr",
 	[C_MCAST_DROPPED] = "rx_mcast_dropped",
+	[C_ECN_CE] = "rx_ecn_ce",
+	[C_CNPS] = "cnps_received",
 };
 
 #define ANY	INT64_MIN	/* a counter the case does not judge */
@@ -1510,6 +1512,27 @@ static void case_icrc_masked(struct cx *c)
 	lands(c, TGT, 300, 0, 100);
 }
 
+/* Congestion Experienced on the way: executed as usual, and counted. */
+static void case_ecn_ce(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, 200);
+	h.dma_len = 100;
+	h.ackreq = true;
+	pkt_init(&p);
+	pkt_roce(&p, &h, c->data, 100);
+	pkt_seal(&p);
+	pkt_set_ttl_tos(&p, 64, 0x03);
+	pkt_send(&p);
+	expect(c, C_RX, 1);
+	expect(c, C_ECN_CE, 1);
+	want_ack(c, c->epsn);
+	lands(c, TGT, 200, 0, 100);
+}
+
 static void case_bad_tver(struct cx *c)
 {
 	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
@@ -1580,7 +1603,8 @@ static void send_transport(struct cx *c, uint8_t tr, uint8_t op)
 	inject(c, &h, c->data,
 	       sroce_wire_opcode_info(tr | op)->flags & SROCE_OPF_PAYLOAD ?
 	       64 : 0);
-	expect(c, C_TRANSPORT, 1);
+	/* A CNP is a transport of its own: counted, never a QP's. */
+	expect(c, tr == SROCE_TR_CNP ? C_CNPS : C_TRANSPORT, 1);
 }
 
 /*
@@ -2393,6 +2417,32 @@ static void case_read_dup_replay(struct cx *c)
 }
 
 /*
+ * A duplicate READ after modify_qp (RTS -> RTS) took remote reads away:
+ * not answered again (security review G3).
+ */
+static void case_read_dup_revoked(struct cx *c)
+{
+	struct ibv_qp_attr a = {
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	struct want_resp *w;
+
+	inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
+	w = want_resp(c, OP(READ_RESP_ONLY), -1, c->epsn);
+	w->data = mr_ptr(TGT, 2000);
+	w->len = 64;
+	expect(c, C_RX, 1);
+	settle(c);
+	if (ibv_modify_qp(c->qp, &a, IBV_QP_ACCESS_FLAGS))
+		fail(c, "modify_qp RTS -> RTS without REMOTE_READ: %s",
+		     strerror(errno));
+	inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
+	expect(c, C_RX, 1);
+	expect(c, C_DUP, 1);
+}
+
+/*
  * Requester side: our QP sends a request to the fake peer (seen on the
  * wire), and the peer's answers are the hostile ones.
  */
@@ -2500,6 +2550,36 @@ static void case_ack_unsent_psn(struct cx *c)
 }
 
 /*
+ * A NAK storm (forged, or duplicated on the way): 50 copies of one PSN
+ * sequence NAK at our oldest PSN make one resend, not fifty, since the
+ * resend from there is already under way; the QP stays RTS and an ACK
+ * completes the WRITE.
+ */
+static void case_nak_storm(struct cx *c)
+{
+	struct sroce_pkt_hdr h;
+	int i;
+
+	post_send(c, IBV_WR_RDMA_WRITE, 0, 64);
+	want_resp(c, OP(WRITE_ONLY), -1, SQ_PSN);
+	settle(c);
+	h = hdr(c, OP(ACK), SQ_PSN);
+	h.syndrome = sroce_aeth_nak(SROCE_NAK_PSN_SEQ_ERR);
+	for (i = 0; i < 50; i++)
+		inject(c, &h, NULL, 0);
+	expect(c, C_RX, 50);
+	want_resp(c, OP(WRITE_ONLY), -1, SQ_PSN);
+	settle(c);
+	if (!cq_empty())
+		fail(c, "the WRITE completed on a NAK");
+	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
+	inject(c, &h, NULL, 0);
+	expect(c, C_RX, 1);
+	settle(c);
+	check_send_cqe(c, IBV_WC_RDMA_WRITE, 64);
+}
+
+/*
  * IPv4 options (IHL 6: four NOPs) are part of the IP header the ICRC
  * covers; a packet with them is as valid as one without.
  */
@@ -2559,6 +2639,8 @@ static const struct tcase cases[] = {
 	  .fn = case_ipv4_options, .v4_only = true },
 	{ .name = "icrc_masked", .desc = "TTL, TOS/flow label, FECN/BECN changed after sealing: accepted",
 	  .fn = case_icrc_masked },
+	{ .name = "ecn_ce", .desc = "WRITE marked ECN CE: executed, ACKed, rx_ecn_ce",
+	  .fn = case_ecn_ce },
 	{ .name = "bad_tver", .desc = "BTH transport version 1: rx_bad_hdr",
 	  .fn = case_bad_tver },
 	{ .name = "opcode_rc_reserved", .desc = "reserved RC opcode 0x18: rx_bad_hdr",
@@ -2573,7 +2655,7 @@ static const struct tcase cases[] = {
 	  .fn = case_transport_uc },
 	{ .name = "transport_xrc", .desc = "XRC WRITE ONLY to an RC QP: rx_bad_transport",
 	  .fn = case_transport_xrc },
-	{ .name = "transport_cnp", .desc = "CNP: rx_bad_transport",
+	{ .name = "transport_cnp", .desc = "CNP: cnps_received, nothing else",
 	  .fn = case_transport_cnp },
 	{ .name = "qpn_unknown", .desc = "destination QPN 0xfedcba: rx_unknown_qp",
 	  .fn = case_qpn_unknown },
@@ -2690,6 +2772,8 @@ static const struct tcase cases[] = {
 	  .fn = case_atomic_dup_replay },
 	{ .name = "read_dup_replay", .desc = "duplicate READ: answered again from memory",
 	  .fn = case_read_dup_replay },
+	{ .name = "read_dup_revoked", .desc = "duplicate READ after RTS -> RTS took remote reads away: not answered",
+	  .fn = case_read_dup_revoked },
 
 	/* Responses nobody asked for, or not like that. */
 	{ .name = "ack_idle", .desc = "ACK to a QP that sent nothing: rx_stale_responses",
@@ -2706,6 +2790,8 @@ static const struct tcase cases[] = {
 	  .fn = case_read_resp_forged },
 	{ .name = "ack_unsent_psn", .desc = "our WRITE ACKed at a PSN never sent: stale, no completion; then properly",
 	  .fn = case_ack_unsent_psn },
+	{ .name = "nak_storm", .desc = "our WRITE NAKed 50 times at its PSN: sent again once, QP stays RTS; then ACKed",
+	  .fn = case_nak_storm },
 	{ .name = "ack_rtr", .desc = "ACK to a QP in RTR: stale",
 	  .fn = case_ack_rtr,
 	  .upto = IBV_QPS_RTR },

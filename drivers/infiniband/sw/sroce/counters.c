@@ -52,6 +52,8 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_MR_ACCESS_REFUSED].name = "mr_access_refused",
 	[SROCE_CNT_FR_OP_ERRORS].name = "fr_op_errors",
 	[SROCE_CNT_RX_XRC_BAD_SRQ].name = "rx_xrc_bad_srq",
+	[SROCE_CNT_RX_ECN_CE].name = "rx_ecn_ce",
+	[SROCE_CNT_CNPS_RCVD].name = "cnps_received",
 };
 
 struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,

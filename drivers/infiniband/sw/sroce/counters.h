@@ -22,7 +22,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */
 	SROCE_CNT_RX_ICRC_ERR,
 	SROCE_CNT_RX_BAD_PKEY,
-	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, CNP, or not its QP's */
+	SROCE_CNT_RX_BAD_TRANSPORT,	/* RD, or not its QP's */
 	SROCE_CNT_RX_UNKNOWN_QP,
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP, not from its peer */
 	SROCE_CNT_RX_GSI,		/* QP1 (CM) packets */
@@ -60,6 +60,9 @@ enum sroce_counter {
 	SROCE_CNT_MR_ACCESS_REFUSED,	/* remote access through an MR refused */
 	SROCE_CNT_FR_OP_ERRORS,		/* fast reg, MR invalidations refused */
 	SROCE_CNT_RX_XRC_BAD_SRQ,	/* XRC: no such SRQ in the TGT's domain */
+	/* Congestion signals (no algorithm reacts to them yet). */
+	SROCE_CNT_RX_ECN_CE,		/* packets that arrived ECN CE-marked */
+	SROCE_CNT_CNPS_RCVD,		/* CNPs received */
 	SROCE_CNT_MAX
 };
 

@@ -6,6 +6,8 @@
  * device it is for, the P_Key and the transport; the engine then finds
  * the QP (engine.c).  Whatever fails is dropped and counted.
  */
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/addrconf.h>
@@ -114,9 +116,23 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 	/* One partition, the default; either membership type. */
 	if ((h.pkey & 0x7fff) != (SROCE_PKEY_DEFAULT & 0x7fff))
 		return SROCE_CNT_RX_BAD_PKEY;
+	/*
+	 * A CNP asks the sender of a CE-marked packet to slow down: counted,
+	 * and consumed here until a congestion control reacts to it.
+	 */
+	if (h.opcode == SROCE_OPCODE_CNP)
+		return SROCE_CNT_CNPS_RCVD;
 	if (!sroce_transport_supported(h.opcode))
 		return SROCE_CNT_RX_BAD_TRANSPORT;
 	return SROCE_CNT_MAX;
+}
+
+/* A router on the way marked the packet Congestion Experienced. */
+static bool sroce_rx_ce(struct sk_buff *skb, bool ipv6)
+{
+	u8 ds = ipv6 ? ipv6_get_dsfield(ipv6_hdr(skb)) : ip_hdr(skb)->tos;
+
+	return INET_ECN_is_ce(ds);
 }
 
 /* The encap hook's work: always consumes @skb. */
@@ -134,7 +150,12 @@ int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
 	}
 	why = sroce_rx_check(skb, ipv6);
 	if (why == SROCE_CNT_MAX) {
+		if (sroce_rx_ce(skb, ipv6))
+			sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
 		sroce_engine_recv(sdev, skb);
+	} else if (why == SROCE_CNT_CNPS_RCVD) {
+		sroce_cnt_inc(&sdev->cnt, why);
+		consume_skb(skb);
 	} else {
 		sroce_cnt_inc(&sdev->cnt, why);
 		if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)
