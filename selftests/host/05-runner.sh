@@ -39,7 +39,7 @@ check_tree() {
 	long=$(SROCE_LIST=1 SROCE_LANE=long "$SROCE_TREE/selftests/run" | tr '\n' ' ')
 	[[ $got == *30-rc-pingpong* ]] || { echo "30 not in check: $got"; return 1; }
 	[[ $got != *rxe-interop* ]] || { echo "interop in check: $got"; return 1; }
-	[ "$long" = "45-rxe-interop.twovm.sh 46-rxe-interop-ipv6.twovm.sh 47-rxe-interop-jumbo.twovm.sh 49-faults.sh " ] ||
+	[ "$long" = "45-rxe-interop.twovm.sh 46-rxe-interop-ipv6.twovm.sh 47-rxe-interop-jumbo.twovm.sh 49-faults.sh 50-lifecycle.sh " ] ||
 		{ echo "long lane: $long"; return 1; }
 }
 

@@ -22,6 +22,14 @@
  *    flushes what follows, and SQE -> RTS sends again;
  *  - a UD QP on an SRQ receives from it;
  *  - a burst of sends arrives complete and in order.
+ *
+ *   ud_verify -d DEV1 [-D DEV2] ... -n COUNT [-a]
+ *
+ * Stream mode, for a path with faults (selftests/vm/49-faults.sh): COUNT
+ * messages of up to 1 KiB, each numbered and patterned, at most 32 ahead
+ * of what arrived.  UD may lose or (netem) duplicate a message; it must
+ * never deliver one that differs by a byte, or one never sent.  With -a
+ * (a clean path) every message must arrive, once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -413,6 +421,119 @@ static void test_burst(void)
 	    BURST, got);
 }
 
+/* Stream mode: the message with sequence number @seq, @len bytes. */
+static void stream_fill(uint8_t *p, uint32_t seq, uint32_t len)
+{
+	uint32_t i;
+
+	memcpy(p, &seq, sizeof(seq));
+	for (i = sizeof(seq); i < len; i++)
+		p[i] = pat(seq, i);
+}
+
+struct stream {
+	uint32_t count, len;
+	uint32_t sent, recvd, intact, dups, bad;
+	uint8_t *seen;
+};
+
+/* A receive completion: check the message, repost the slot. */
+static void stream_recv(struct stream *st, const struct ibv_wc *wc)
+{
+	uint8_t want[SLOT];
+	const uint8_t *p = rcv.buf + wc->wr_id * SLOT + GRH;
+	uint32_t seq;
+
+	st->recvd++;
+	memcpy(&seq, p, sizeof(seq));
+	if (wc->status != IBV_WC_SUCCESS || wc->byte_len != GRH + st->len ||
+	    seq >= st->count) {
+		if (st->bad++ < 5)
+			diag("bad message: status %s, byte_len %u, seq %u",
+			     ibv_wc_status_str(wc->status), wc->byte_len, seq);
+	} else {
+		stream_fill(want, seq, st->len);
+		if (memcmp(p, want, st->len)) {
+			if (st->bad++ < 5)
+				diag("message %u differs", seq);
+		} else if (st->seen[seq]++) {
+			st->dups++;
+		} else {
+			st->intact++;
+		}
+	}
+	post_recv_to(rqp, wc->wr_id, SLOT);
+}
+
+/* Wait up to @ms for receives; true if one came. */
+static bool stream_drain(struct stream *st, int ms)
+{
+	struct ibv_wc wc[16];
+	struct timespec t0;
+	int n, i;
+	bool got = false;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(rcv.cq, 16, wc);
+		for (i = 0; i < n; i++)
+			stream_recv(st, &wc[i]);
+		got |= n > 0;
+		/* Send completions: just reaped (sq_sig_all). */
+		while (ibv_poll_cq(snd.cq, 16, wc) > 0)
+			;
+	} while (!got && ms_since(&t0) < ms);
+	return got;
+}
+
+static void test_stream(uint32_t count, bool all)
+{
+	struct stream st = { .count = count, .len = 1024 };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	uint32_t lost = 0, i;
+	bool posted = true;
+
+	if (st.len > snd.mtu)
+		st.len = snd.mtu;
+	st.seen = calloc(count, 1);
+	for (i = 0; i < NSLOT; i++)
+		posted &= !post_recv_to(rqp, i, SLOT);
+	while (posted && st.sent < count) {
+		/* Paced: never more than 32 in flight, lost ones written off. */
+		if (st.sent - st.recvd - lost >= 32 && !stream_drain(&st, 20))
+			lost = st.sent - st.recvd;
+		if (st.sent - st.recvd - lost >= 32)
+			continue;
+		stream_fill(snd.buf + (st.sent % NSLOT) * SLOT, st.sent, st.len);
+		sge = (struct ibv_sge){ (uintptr_t)(snd.buf + (st.sent % NSLOT) * SLOT),
+					st.len, snd.mr->lkey };
+		wr = (struct ibv_send_wr){ .wr_id = st.sent, .sg_list = &sge,
+					   .num_sge = 1, .opcode = IBV_WR_SEND };
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = rqp->qp_num;
+		wr.wr.ud.remote_qkey = QKEY;
+		if (ibv_post_send(sqp, &wr, &bad)) {
+			stream_drain(&st, 1);
+			continue;
+		}
+		st.sent++;
+		stream_drain(&st, 0);
+	}
+	/* Stragglers (netem delays), until 1 s passes without one. */
+	while (stream_drain(&st, 1000))
+		;
+	diag("%u sent, %u received: %u intact, %u duplicates, %u bad",
+	     st.sent, st.recvd, st.intact, st.dups, st.bad);
+	tap(posted && !st.bad && st.intact > 0,
+	    "UD stream: %u x %u B, every message delivered intact (%u of them)",
+	    count, st.len, st.intact);
+	if (all)
+		tap(st.intact == count && !st.dups,
+		    "UD stream on a clean path: all %u arrive, once", count);
+	free(st.seen);
+}
+
 static int setup(void)
 {
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
@@ -442,14 +563,22 @@ static int setup(void)
 
 int main(int argc, char **argv)
 {
+	uint32_t stream = 0;
+	bool all = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:n:a")) != -1) {
 		if (dev_opt(c, optarg))
 			continue;
 		switch (c) {
+		case 'n':
+			stream = strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			all = true;
+			break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV [-D DEV2] [-g GIDX] [-G GIDX2]\n",
+			fprintf(stderr, "usage: %s -d DEV [-D DEV2] [-g GIDX] [-G GIDX2] [-n COUNT [-a]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -460,6 +589,11 @@ int main(int argc, char **argv)
 	if (setup()) {
 		printf("1..%d\n", tap_n);
 		return 1;
+	}
+	if (stream) {
+		test_stream(stream, all);
+		printf("1..%d\n", tap_n);
+		return tap_failed ? 1 : 0;
 	}
 	test_sizes();
 	test_drops();

@@ -5,8 +5,9 @@
 # the middle of a transfer.  Under each, RC (ibv_rc_pingpong --chk, 64 KiB
 # messages) and rdma_cm (rping -V) must deliver every byte intact, and
 # the counters must show what happened (10 % loss with 4 KiB messages:
-# see there).  UD has no retransmission, so it
-# is not run under loss; the ICRC's part is checked under corruption.
+# see there).  UD has no retransmission: under each fault a UD stream
+# may lose or duplicate messages but must never deliver one altered
+# (ud_verify -n), and on the clean path afterwards every one arrives.
 # sroce-timeout: 1500
 # sroce-lane: long
 # shellcheck disable=SC2317 # functions below are called via tap_check
@@ -41,16 +42,44 @@ rc() {
 		{ cat "$SROCE_RESULTS/rc-$1.log"; counters ns1 fab1; counters ns2 fab2; return 1; }
 }
 
+# ud NAME [-a]: 1000 UD messages of 1 KiB, fab1 -> fab2, each compared
+# byte for byte (ud_verify -n); -a: all must arrive, once.
+UDV=$SROCE_TREE/selftests/verbs/ud_verify
+ud() {
+	local name=$1
+	shift
+	"$UDV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -n 1000 "$@" \
+		>"$SROCE_RESULTS/ud-$name.log" 2>&1 && return 0
+	cat "$SROCE_RESULTS/ud-$name.log"
+	return 1
+}
+
 # cm NAME: rping -V, 20 verified exchanges of 8 KiB, through rdma_cm.
+#
+# One end may then wait for ever for the disconnect: the other's DREQ
+# (a MAD on QP1, unreliable) was lost, and rping may destroy its ID
+# before the DREP comes, which makes ib_cm stop resending it
+# (cm_destroy_id() in DREQ_SENT cancels the MAD); seen once at 10 % loss.
+# The data is what this matrix checks: an end that printed all 20
+# exchanges and waits only for the disconnect passes, with a diagnostic;
+# it is stopped after 30 s.
+CM_N=20
 cm() {
-	local spid rc=0 src=0
+	local spid rc=0 src=0 n
 	PORT=$((PORT + 1))
-	ip netns exec ns1 timeout 300 rping -s -a 192.168.77.1 -p "$PORT" \
-		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.server" 2>&1 &
+	ip netns exec ns1 timeout 300 rping -s -v -a 192.168.77.1 -p "$PORT" \
+		-C "$CM_N" -S 8192 -V >"$SROCE_RESULTS/cm-$1.server" 2>&1 &
 	spid=$!
 	wait_for 30 cm_listening "$PORT" || { kill "$spid"; return 1; }
-	ip netns exec ns2 timeout 300 rping -c -a 192.168.77.1 -p "$PORT" \
-		-C 20 -S 8192 -V >"$SROCE_RESULTS/cm-$1.client" 2>&1 || rc=$?
+	ip netns exec ns2 timeout 300 rping -c -v -a 192.168.77.1 -p "$PORT" \
+		-C "$CM_N" -S 8192 -V >"$SROCE_RESULTS/cm-$1.client" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && ! wait_for 30 sh -c "! kill -0 $spid 2>/dev/null"; then
+		n=$(grep -c "server ping data" "$SROCE_RESULTS/cm-$1.server")
+		kill "$spid"
+		wait "$spid"
+		echo "# rping server: $n of $CM_N exchanges, then no disconnect (DREQ lost)"
+		[ "$n" -ge "$CM_N" ] && return 0
+	fi
 	wait "$spid" || src=$?
 	[ "$rc" = 0 ] && [ "$src" = 0 ] && return 0
 	echo "rping: client $rc, server $src"
@@ -78,6 +107,7 @@ case_run() {
 	[ "$counter" = - ] || before=$(sum "$counter")
 	tap_check "$name: netem $*" fault "$@"
 	tap_check "$name: RC, $n x $size B, every byte checked" rc "$name" "$n" "$size"
+	tap_check "$name: UD, 1000 x 1 KiB, none altered" ud "$name"
 	tap_check "$name: rdma_cm, rping -V x 20" cm "$name"
 	[ "$counter" = - ] || tap_check "$name: $counter counts it" grew "$counter" "$before"
 	fault_clear
@@ -130,7 +160,7 @@ port_active() {
 	ip netns exec ns1 ibv_devinfo -d fab1 | grep -q PORT_ACTIVE
 }
 
-tap_plan 31
+tap_plan 37
 topo_sroce_pair
 modprobe sch_netem
 case_run "loss 1%" retransmits 65536 loss 1%
@@ -150,6 +180,7 @@ ACKS0=$(sum acks_received)
 tap_check "MTU 1500 -> 9000 -> 1500 mid-transfer: RC completes" \
 	_during mtu mtu_swing
 tap_check "afterwards, no fault: RC" rc clean
+tap_check "afterwards, no fault: UD, all arrive once" ud clean -a
 tap_check "afterwards, no fault: rdma_cm" cm clean
 tap_check "kernel log has no warning" sh -c '! dmesg | grep -E "WARNING|BUG|Oops"'
 tap_diag "$(counters ns1 fab1)"

@@ -13,14 +13,13 @@
 # overrun is 48-async's.  The harness fails the test on any kernel
 # warning, KASAN or lockdep report in the log.
 # sroce-timeout: 1200
+# sroce-lane: long
 # shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 LIMITS=$SROCE_TREE/selftests/verbs/limits_verify
 PORT=19300
-SPID=
-CPID=
 
 # rdma resource's object counts for DEV ("pd 1 cq 1 qp 1 ..."), from
 # init_net, which sees every device (shared mode).
@@ -46,6 +45,7 @@ spawn() {
 	shift
 	rm -f "$out.pid" "$out.rc"
 	(
+		# shellcheck disable=SC2094 # $0 names the pid file, not $out
 		sh -c 'echo $$ >"$0.pid"; exec "$@"' "$out" "$@" >"$out" 2>&1
 		echo $? >"$out.rc"
 	) &
@@ -113,7 +113,7 @@ both_ended() {
 	local rc=0
 	ended "$PP.server" "$1" || rc=1
 	ended "$PP.client" "$1" || rc=1
-	return $rc
+	return "$rc"
 }
 
 # The peer of a vanished end: its retries run out (IBV_WC_RETRY_EXC_ERR).
