@@ -131,9 +131,9 @@ int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p)
 		      IBV_QP_ACCESS_FLAGS, "INIT"))
 		return -1;
 	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.qp_state = IBV_QPS_RTR, .path_mtu = p->mtu,
 		.dest_qp_num = p->qpn, .rq_psn = p->psn,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+		.max_dest_rd_atomic = p->dest_rd_atomic, .min_rnr_timer = 12,
 		.ah_attr = {
 			.is_global = 1, .port_num = 1,
 			.grh = { .dgid = p->gid, .sgid_index = p->sgid_idx,
@@ -146,7 +146,7 @@ int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p)
 		return -1;
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS, .sq_psn = p->my_psn, .timeout = 14,
-		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = p->rd_atomic,
 	};
 	return rc_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |

@@ -37,8 +37,10 @@ struct ibv_context *open_dev(const char *name);
 int poll_one_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
 
 /*
- * The far end of an RC connection: its QP number and GID, the PSN it
- * starts at, ours, and the local GID index to reach it by.
+ * An RC connection as one end sees it: the far end's QP number, GID and
+ * starting PSN; our own PSN, local GID index, path MTU, and READ/atomic
+ * depths (dest_rd_atomic: the far end's requests we take at once;
+ * rd_atomic: ours in flight).
  */
 struct rc_peer {
 	uint32_t qpn;
@@ -46,11 +48,14 @@ struct rc_peer {
 	uint32_t psn;
 	uint32_t my_psn;
 	int sgid_idx;
+	enum ibv_mtu mtu;
+	uint8_t dest_rd_atomic;
+	uint8_t rd_atomic;
 };
 
 /*
- * RESET -> INIT -> RTR -> RTS towards @p: RoCE v2, MTU 1024, every remote
- * access, timeout 14, 7 retries.  0, or -1 with a diagnostic.
+ * RESET -> INIT -> RTR -> RTS towards @p: RoCE v2, every remote access,
+ * timeout 14, 7 retries, RNR retry for ever.  0, or -1 with a diagnostic.
  */
 int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p);
 

@@ -90,8 +90,10 @@ static bool loopback_uses(struct ibv_mr *big, uint8_t *base, size_t len)
 	uint8_t *small = calloc(2, CHUNK);
 	struct ibv_mr *smr = small ? ibv_reg_mr(pd, small, 2 * CHUNK, ACCESS) : NULL;
 	struct ibv_qp *a = rc_qp(4), *b = rc_qp(4);
-	struct rc_peer pa = { .psn = 100, .my_psn = 200, .sgid_idx = gid_idx[0] };
-	struct rc_peer pb = { .psn = 200, .my_psn = 100, .sgid_idx = gid_idx[0] };
+	struct rc_peer pa = { .psn = 100, .my_psn = 200, .sgid_idx = gid_idx[0],
+			      .mtu = IBV_MTU_1024, .dest_rd_atomic = 1,
+			      .rd_atomic = 1 };
+	struct rc_peer pb = pa;
 	uint8_t *last = base + len - CHUNK;
 	bool ok = false;
 	int i;
@@ -102,6 +104,8 @@ static bool loopback_uses(struct ibv_mr *big, uint8_t *base, size_t len)
 		goto out;
 	}
 	pb.gid = pa.gid;
+	pb.psn = 200;
+	pb.my_psn = 100;
 	pa.qpn = b->qp_num;
 	pb.qpn = a->qp_num;
 	if (rc_connect_to(a, &pa) || rc_connect_to(b, &pb))

@@ -940,51 +940,16 @@ static void side_teardown(struct side *s)
 		ibv_close_device(s->ctx);
 }
 
-static int qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
-		     const char *to)
-{
-	int ret = ibv_modify_qp(qp, a, mask);
-
-	if (ret)
-		diag("modify_qp to %s: %s", to, strerror(ret));
-	return ret;
-}
-
 /* RESET -> INIT -> RTR -> RTS towards @peer, RoCE v2 by GID. */
 static int qp_connect(struct side *s, const struct side *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct rc_peer p = {
+		.qpn = peer->qp->qp_num, .gid = peer->gid, .psn = peer->psn,
+		.my_psn = s->psn, .sgid_idx = s->gidx, .mtu = opt.mtu,
+		.dest_rd_atomic = s->rd_atom, .rd_atomic = peer->rd_atom,
 	};
 
-	if (qp_modify(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-		      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT"))
-		return -1;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = opt.mtu,
-		.dest_qp_num = peer->qp->qp_num, .rq_psn = peer->psn,
-		.max_dest_rd_atomic = s->rd_atom, .min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = peer->gid, .sgid_index = s->gidx,
-				 .hop_limit = 64 },
-		},
-	};
-	if (qp_modify(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"))
-		return -1;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .sq_psn = s->psn, .timeout = 14,
-		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = peer->rd_atom,
-	};
-	return qp_modify(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			 IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+	return rc_connect_to(s->qp, &p);
 }
 
 /* ------------------------------------------------------------------ */

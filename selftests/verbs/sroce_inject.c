@@ -1488,49 +1488,47 @@ static void case_icrc_covers_ip(struct cx *c)
 }
 
 /*
+ * A valid 100-byte WRITE at @off of the target whose TTL and TOS (and,
+ * with @bth4, the BTH's FECN/BECN byte) are changed after sealing, as a
+ * router would: it must land and be ACKed.
+ */
+static void write_rerouted(struct cx *c, int off, uint8_t ttl, uint8_t tos,
+			   bool bth4)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, off);
+	h.dma_len = 100;
+	h.ackreq = true;
+	pkt_init(&p);
+	pkt_roce(&p, &h, c->data, 100);
+	pkt_seal(&p);
+	pkt_set_ttl_tos(&p, ttl, tos);
+	if (bth4)
+		pkt_bth(&p)[4] = 0xff;
+	pkt_send(&p);
+	expect(c, C_RX, 1);
+	want_ack(c, c->epsn);
+	lands(c, TGT, off, 0, 100);
+}
+
+/*
  * What routers may change is masked out of the ICRC: TTL, TOS (traffic
  * class, flow label), and the BTH byte with FECN, BECN and 6 reserved
  * bits.  Changing all of them after sealing must not matter.
  */
 static void case_icrc_masked(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
-	struct pkt p;
-
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 300);
-	h.dma_len = 100;
-	h.ackreq = true;
-	pkt_init(&p);
-	pkt_roce(&p, &h, c->data, 100);
-	pkt_seal(&p);
-	pkt_set_ttl_tos(&p, 3, 0xba);
-	pkt_bth(&p)[4] = 0xff;
-	pkt_send(&p);
-	expect(c, C_RX, 1);
-	want_ack(c, c->epsn);
-	lands(c, TGT, 300, 0, 100);
+	write_rerouted(c, 300, 3, 0xba, true);
 }
 
 /* Congestion Experienced on the way: executed as usual, and counted. */
 static void case_ecn_ce(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
-	struct pkt p;
-
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 200);
-	h.dma_len = 100;
-	h.ackreq = true;
-	pkt_init(&p);
-	pkt_roce(&p, &h, c->data, 100);
-	pkt_seal(&p);
-	pkt_set_ttl_tos(&p, 64, 0x03);
-	pkt_send(&p);
-	expect(c, C_RX, 1);
+	write_rerouted(c, 200, 64, 0x03, false);
 	expect(c, C_ECN_CE, 1);
-	want_ack(c, c->epsn);
-	lands(c, TGT, 200, 0, 100);
 }
 
 static void case_bad_tver(struct cx *c)
@@ -2399,19 +2397,23 @@ static void case_atomic_dup_replay(struct cx *c)
 }
 
 /* A duplicate READ is answered again, from memory. */
-static void case_read_dup_replay(struct cx *c)
+/* A 64-byte READ at 2000 of the target, answered with its bytes. */
+static void read_answered(struct cx *c)
 {
 	struct want_resp *w;
-	int i;
 
-	for (i = 0; i < 2; i++) {
-		inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
-		w = want_resp(c, OP(READ_RESP_ONLY), -1, c->epsn);
-		w->data = mr_ptr(TGT, 2000);
-		w->len = 64;
-		expect(c, C_RX, 1);
-		settle(c);
-	}
+	inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
+	w = want_resp(c, OP(READ_RESP_ONLY), -1, c->epsn);
+	w->data = mr_ptr(TGT, 2000);
+	w->len = 64;
+	expect(c, C_RX, 1);
+	settle(c);
+}
+
+static void case_read_dup_replay(struct cx *c)
+{
+	read_answered(c);
+	read_answered(c);
 	expect(c, C_DUP, 1);
 	expect(c, C_DUP_READS, 1);
 }
@@ -2426,14 +2428,8 @@ static void case_read_dup_revoked(struct cx *c)
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
-	struct want_resp *w;
 
-	inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 64);
-	w = want_resp(c, OP(READ_RESP_ONLY), -1, c->epsn);
-	w->data = mr_ptr(TGT, 2000);
-	w->len = 64;
-	expect(c, C_RX, 1);
-	settle(c);
+	read_answered(c);
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_ACCESS_FLAGS))
 		fail(c, "modify_qp RTS -> RTS without REMOTE_READ: %s",
 		     strerror(errno));

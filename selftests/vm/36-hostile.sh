@@ -18,8 +18,8 @@ set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 INJ=$SROCE_TREE/selftests/verbs/sroce_inject
-GARBAGE4=${SROCE_HOSTILE_GARBAGE:-20000}
-GARBAGE6=${SROCE_HOSTILE_GARBAGE6:-20000}
+GARBAGE4=${SROCE_HOSTILE_GARBAGE:-50000}
+GARBAGE6=${SROCE_HOSTILE_GARBAGE6:-50000}
 
 # Module bugs found by a case, until fixed: "NAME" or "v6 NAME" -> why.
 declare -A TODO=(
