@@ -86,7 +86,6 @@ struct sroce_ring_hdr {
 	 * engine went idle; the provider then rings the doorbell (an
 	 * ibv_post_send() system call with no work requests).  While the
 	 * engine runs, posting needs no system call.
-
 	 *
 	 * Any ring: SROCE_RING_F_DEAD is set by the kernel when it destroys
 	 * the ring's object.  A provider sees it only if that happened

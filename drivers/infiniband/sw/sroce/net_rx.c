@@ -118,7 +118,7 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 		return SROCE_CNT_RX_BAD_PKEY;
 	/*
 	 * A CNP asks the sender of a CE-marked packet to slow down: counted,
-	 * and consumed here until a congestion control reacts to it.
+	 * and dropped here until a congestion control reacts to it.
 	 */
 	if (h.opcode == SROCE_OPCODE_CNP)
 		return SROCE_CNT_CNPS_RCVD;
@@ -153,9 +153,6 @@ int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
 		if (sroce_rx_ce(skb, ipv6))
 			sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
 		sroce_engine_recv(sdev, skb);
-	} else if (why == SROCE_CNT_CNPS_RCVD) {
-		sroce_cnt_inc(&sdev->cnt, why);
-		consume_skb(skb);
 	} else {
 		sroce_cnt_inc(&sdev->cnt, why);
 		if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)

@@ -44,8 +44,9 @@ void sroce_queue_free(struct sroce_queue *q)
 		WRITE_ONCE(q->hdr->flags,
 			   READ_ONCE(q->hdr->flags) | SROCE_RING_F_DEAD);
 		rdma_user_mmap_entry_remove(q->mmap_entry);
-	} else
+	} else {
 		vfree(q->hdr);
+	}
 	q->hdr = NULL;
 	q->mmap_entry = NULL;
 }

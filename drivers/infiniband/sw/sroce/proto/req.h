@@ -64,7 +64,7 @@ struct sroce_rtt {
 	bool valid;
 };
 
-/* At most 2^6 times the base RTO, and no more than 4 s beyond it. */
+/* At most 2^6 times the base RTO, and no more than 4 s in all. */
 #define SROCE_RTO_BACKOFF_MAX		6
 #define SROCE_RTO_BACKOFF_CAP_NS	4000000000ULL
 /* The most the measured RTT may stretch the base RTO to. */
