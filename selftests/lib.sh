@@ -437,6 +437,19 @@ counter() {
 		awk -v n="$3" '$1 == n || $1 == "drv_" n { print $2; exit }'
 }
 
+# counter_snap NS DEV FILE: all of DEV's counters, "name value" lines.
+counter_snap() {
+	in_ns "$1" rdma statistic show link "$2/1" |
+		tr -s ' ' '\n' | paste - - | awk '$2 ~ /^[0-9]+$/' >"$3"
+}
+
+# counter_delta BEFORE AFTER NAME: how much counter NAME grew between
+# two counter_snap files.
+counter_delta() {
+	awk -v n="$3" 'FNR == 1 { f++ } $1 == n || $1 == "drv_" n { v[f] = $2 }
+		END { print v[2] - v[1] }' "$1" "$2"
+}
+
 # cm_listening PORT: an RDMA CM listener is bound to PORT.
 cm_listening() {
 	rdma res show cm_id 2>/dev/null | grep LISTEN |

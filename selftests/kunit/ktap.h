@@ -35,6 +35,7 @@ int sroce_kunit_icrc(void);
 int sroce_kunit_psn(void);
 int sroce_kunit_req(void);
 int sroce_kunit_resp(void);
+int sroce_kunit_sack(void);
 int sroce_kunit_wire(void);
 
 static int tap_count;

@@ -18,7 +18,12 @@ packet to port 4791:
     version 0, known opcode, header and pad sizes that match the opcode
     and the payload, FIRST/MIDDLE payloads of exactly --pmtu bytes, the
     ack-request bit on the last packet of every RC request, the solicited
-    event bit only where the spec defines it, reserved bits zero.
+    event bit only where the spec defines it, reserved bits zero;
+  * sroce's one negotiated extension (Documentation/wire.rst): BTH byte 8
+    bit 6 may offer it on requests; on responses and ACKs that carry SACK
+    blocks it answers an offer, so it must only go to an address whose
+    requests offered, and a block must be well formed; a requester that
+    was never answered must stop offering within a window.
 
 Every packet is checked, the peer's too: a peer's bad ICRC means either the
 peer or this checker is wrong, and both are worth failing for.  Prints one
@@ -84,6 +89,13 @@ def _opcodes():
 
 OPCODES = _opcodes()
 PMTUS = (256, 512, 1024, 2048, 4096)
+# sroce's extension bit (BTH byte 8, bit 6) and its ACK block.
+EXT_BIT = 0x40
+SACK_TYPE, SACK_BLOCKS_MAX = 1, 8
+# The most requests a requester sends before a response answers its
+# offer: sroce's largest window.
+OFFERS_MAX = 8192
+RESPONSES = ("READ_RESPONSE", "ACKNOWLEDGE", "ATOMIC_ACKNOWLEDGE")
 
 
 def icrc(l3, ipv6):
@@ -156,9 +168,14 @@ class Checker:
         self.n = {"ours": 0, "peer": 0, "ours4": 0, "ours6": 0,
                   "peer4": 0, "peer6": 0, "icrc_ok": 0,
                   "peer_udp6_zero": 0, "truncated": 0, "ackreq": 0,
-                  "se": 0}
+                  "se": 0, "ext_resp": 0, "sack": 0}
         self.ops = {}
         self.kinds = {}
+        # Addresses whose requests offered the extension, or whose
+        # responses accepted it; our offers by (peer address, its QPN).
+        self.peer_offered = set()
+        self.peer_accepted = set()
+        self.offers = {}
 
     def bad(self, frame, who, msg):
         self.problems += 1
@@ -226,15 +243,47 @@ class Checker:
             self.bad(num, who, "ICRC 0x%08x, computed 0x%08x" % (got, want))
         else:
             self.n["icrc_ok"] += 1
-        self.bth(num, who, mine, ib[:-4])
+        self.bth(num, who, mine, ib[:-4], ipaddress.ip_address(dst))
 
-    def bth(self, num, who, mine, ib):
+    def ext(self, num, who, mine, ib, name, daddr):
+        """The extension bit: True if the bytes after an ACK's AETH are a
+        SACK block judged here."""
+        if not ib[8] & EXT_BIT:
+            return False
+        resp = name[3:].startswith(RESPONSES)
+        # Both ends may be sroce (--ours twice): every sender counts.
+        (self.peer_accepted if resp else self.peer_offered).add(
+            ipaddress.ip_address(who.split()[1]))
+        if not mine:
+            return False
+        if not resp:
+            key = (daddr, struct.unpack("!I", b"\0" + ib[5:8])[0])
+            self.offers[key] = self.offers.get(key, 0) + 1
+            return False
+        self.n["ext_resp"] += 1
+        if daddr not in self.peer_offered:
+            self.bad(num, who, "%s: extension bit to a peer that never "
+                     "offered" % name)
+        if not name.endswith("ACKNOWLEDGE") or name.endswith("ATOMIC_ACKNOWLEDGE"):
+            return False
+        blk = ib[16:]
+        if not blk:
+            return True
+        self.n["sack"] += 1
+        if (blk[0] != SACK_TYPE or not 1 <= blk[1] <= SACK_BLOCKS_MAX or
+                len(blk) != 4 + 8 * blk[1]):
+            self.bad(num, who, "%s: malformed SACK block (%d bytes)" %
+                     (name, len(blk)))
+        return True
+
+    def bth(self, num, who, mine, ib, daddr):
         op, b1 = ib[0], ib[1]
         se, mig, pad, tver = b1 >> 7, (b1 >> 6) & 1, (b1 >> 4) & 3, b1 & 0xf
         ackreq = ib[8] >> 7
         info = OPCODES.get(op)
         name = info[0] if info else "0x%02x" % op
         self.ops[(mine, name)] = self.ops.get((mine, name), 0) + 1
+        sack = info is not None and self.ext(num, who, mine, ib, name, daddr)
         if not mine:
             return              # the peer's headers are its business
         if info is None:
@@ -243,7 +292,7 @@ class Checker:
         name, ext, payload, first_mid, ends_req, se_ok, svc = info
         if tver != 0:
             self.bad(num, who, "%s: BTH TVer %d" % (name, tver))
-        if ib[4] != 0 or ib[8] & 0x7f:
+        if ib[4] != 0 or ib[8] & 0x3f:
             self.bad(num, who, "%s: BTH reserved bits set" % name)
         if len(ib) < 12 + ext:
             self.bad(num, who, "%s: %d bytes, headers need %d" %
@@ -253,7 +302,9 @@ class Checker:
         if body % 4:
             self.bad(num, who, "%s: payload + pad %d not a multiple of 4" %
                      (name, body))
-        if not payload:
+        if sack:
+            pass                # judged in ext()
+        elif not payload:
             if body or pad:
                 self.bad(num, who, "%s: %d bytes after headers, pad %d" %
                          (name, body, pad))
@@ -278,8 +329,21 @@ class Checker:
                 self.bad(num, who, "%s: solicited-event bit set" % name)
         del mig                 # MigReq: either value is legal
 
+    def finish(self):
+        """What needs the whole capture: offers never answered."""
+        for (daddr, qpn), cnt in sorted(self.offers.items()):
+            if daddr not in self.peer_accepted and cnt > OFFERS_MAX:
+                self.bad(0, "sroce", "%d requests to %s QP %d offered the "
+                         "extension, never answered" % (cnt, daddr, qpn))
+
     def summary(self):
         n = self.n
+        print("extension: sroce offered on %d requests; peers %s offered, "
+              "%s accepted; sroce answered on %d responses, %d with SACK "
+              "blocks" % (sum(self.offers.values()),
+                          sorted(map(str, self.peer_offered)) or "none",
+                          sorted(map(str, self.peer_accepted)) or "none",
+                          n["ext_resp"], n["sack"]))
         print("packets: sroce %d (IPv4 %d, IPv6 %d), peer %d (IPv4 %d, "
               "IPv6 %d); ICRC good %d; peer IPv6 zero UDP checksums %d; "
               "sroce RC request ends with AckReq %d, SE set %d; problems %d"
@@ -341,6 +405,7 @@ def main():
             c.n["truncated"] += 1
             continue
         c.frame(num, data)
+    c.finish()
     c.summary()
     if c.n["truncated"]:
         print("%d truncated frames skipped" % c.n["truncated"])

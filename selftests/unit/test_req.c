@@ -127,19 +127,19 @@ static void test_cwnd(void)
 	struct sroce_cwnd c;
 	uint32_t i;
 
-	sroce_cwnd_init(&c, 16, 1024, 8);
+	sroce_cwnd_init(&c, 16, 1024, 1024, 8);
 	is(c.cwnd, 1024, "starts open");
-	ok(sroce_cwnd_allows(&c, 100, 100, 100, 5000),
+	ok(sroce_cwnd_allows(&c, 100, 100, 100, 5000, 0),
 	   "nothing outstanding: even a READ larger than the window goes");
-	ok(sroce_cwnd_allows(&c, 100, 1124, 1123, 1),
+	ok(sroce_cwnd_allows(&c, 100, 1124, 1123, 1, 0),
 	   "a resend inside what was sent always goes");
-	ok(!sroce_cwnd_allows(&c, 100, 1124, 1124, 1),
+	ok(!sroce_cwnd_allows(&c, 100, 1124, 1124, 1, 0),
 	   "a full window stops new PSNs");
-	ok(sroce_cwnd_allows(&c, 100, 1123, 1123, 1),
+	ok(sroce_cwnd_allows(&c, 100, 1123, 1123, 1, 0),
 	   "the last PSN that fits goes");
-	ok(sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x10),
+	ok(sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x10, 0),
 	   "the window works across the PSN wrap: 1024 fit");
-	ok(!sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x11),
+	ok(!sroce_cwnd_allows(&c, 0xfffff0, 0x3e0, 0x3e0, 0x11, 0),
 	   "... 1025 do not");
 
 	ok(sroce_cwnd_loss(&c, 100, 1124) && c.cwnd == 512, "loss halves");
@@ -156,6 +156,29 @@ static void test_cwnd(void)
 	is(c.cwnd, 1024, "never above the maximum");
 	sroce_cwnd_acked(&c, 5001, 7);
 	is(c.acc, 0, "no credit piles up at the maximum");
+}
+
+/* Selective repeat: PSNs the peer holds leave the window, not the span. */
+static void test_cwnd_sacked(void)
+{
+	struct sroce_cwnd c;
+
+	sroce_cwnd_init(&c, 16, 100, 400, 8);
+	is(c.cwnd, 100, "starts at init, below max");
+	ok(!sroce_cwnd_allows(&c, 0, 100, 100, 1, 0),
+	   "100 outstanding, none held: the window is full");
+	ok(sroce_cwnd_allows(&c, 0, 100, 100, 1, 1),
+	   "one held beyond a gap: one more may go");
+	ok(sroce_cwnd_allows(&c, 0, 399, 399, 1, 300),
+	   "the span may reach max while the peer holds PSNs");
+	ok(!sroce_cwnd_allows(&c, 0, 400, 400, 1, 399),
+	   "... but never beyond it");
+	ok(sroce_cwnd_allows(&c, 0, 100, 100, 1, 0xffffffff),
+	   "a held count above the span counts as the span, no underflow");
+	sroce_cwnd_init(&c, 16, 5, 400, 8);
+	is(c.cwnd, 16, "init below min starts at min");
+	sroce_cwnd_init(&c, 16, 5000, 400, 8);
+	is(c.cwnd, 400, "init above max starts at max");
 }
 
 static void test_rtt(void)
@@ -256,6 +279,7 @@ int main(void)
 	test_read_resp();
 	test_timeout();
 	test_cwnd();
+	test_cwnd_sacked();
 	test_rtt();
 	test_rto();
 	test_rto_no_runaway();

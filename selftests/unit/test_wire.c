@@ -459,13 +459,19 @@ static void test_reserved(void)
 
 	memcpy(b, pkt_ud_send_only, sizeof(pkt_ud_send_only));
 	b[4] |= 0x3f;		/* BTH resv6a */
-	b[8] |= 0x7f;		/* BTH resv7 */
+	b[8] |= 0x3f;		/* BTH resv7, but for sroce's extension bit */
 	b[16] = 0xff;		/* DETH reserved */
 	ok(!sroce_wire_parse(pkt_ud_send_only, sizeof(pkt_ud_send_only),
 			     &h1) &&
 	   !sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
 	   !memcmp(&h1, &h2, sizeof(h1)),
 	   "reserved BTH/DETH bits are ignored on receive");
+	b[8] |= 0x40;
+	h1.ext = true;
+	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
+	   !memcmp(&h1, &h2, sizeof(h1)),
+	   "the extension bit (BTH byte 8, bit 6) sets ext and nothing else");
+	h2.ext = false;
 	memset(r, 0xaa, sizeof(r));
 	ok(sroce_wire_build(r, sizeof(r), &h2) == 20 &&
 	   !memcmp(r, pkt_ud_send_only, 20) && r[20] == 0xaa,

@@ -17,19 +17,8 @@ MTU=1024		# ibv_rc_pingpong's default path MTU
 # The driver detail every RC QP carries, and the congestion control's name
 # (rdma(8) prints each with a "drv_" prefix).
 FIELDS="home_cpu psn_next psn_una psn_max in_flight psn_expected msn cwnd
-	srtt_us rttvar_us retransmits timeouts retry_left tx_queued cc"
-
-# snap NS DEV FILE: DEV's counters, "name value" a line.
-snap() {
-	ip netns exec "$1" rdma statistic show link "$2/1" |
-		tr -s ' ' '\n' | paste - - | awk '$2 ~ /^[0-9]+$/' >"$3"
-}
-
-# delta BEFORE AFTER NAME: how much counter NAME grew.
-delta() {
-	awk -v n="$3" 'FNR == 1 { f++ } $1 == n { v[f] = $2 }
-		END { print v[2] - v[1] }' "$1" "$2"
-}
+	srtt_us rttvar_us retransmits timeouts retry_left tx_queued sacked lost
+	ofo_held cc sr"
 
 pingpong() {
 	local iters=$1
@@ -48,21 +37,21 @@ counters_move() {
 	local b=$SROCE_RESULTS/cnt
 	local data=$((ITERS * ((SIZE + MTU - 1) / MTU)))
 	local d tx rx rt acks naks acks_in peer_tx
-	snap ns1 fab1 "$b.1.before"
-	snap ns2 fab2 "$b.2.before"
+	counter_snap ns1 fab1 "$b.1.before"
+	counter_snap ns2 fab2 "$b.2.before"
 	pingpong "$ITERS"
-	snap ns1 fab1 "$b.1.after"
-	snap ns2 fab2 "$b.2.after"
+	counter_snap ns1 fab1 "$b.1.after"
+	counter_snap ns2 fab2 "$b.2.after"
 	for d in 1 2; do
-		tx=$(delta "$b.$d.before" "$b.$d.after" tx_packets)
-		rt=$(delta "$b.$d.before" "$b.$d.after" retransmits)
-		acks=$(delta "$b.$d.before" "$b.$d.after" acks_sent)
-		acks_in=$(delta "$b.$d.before" "$b.$d.after" acks_received)
-		naks=$(($(delta "$b.$d.before" "$b.$d.after" seq_naks_sent) +
-			$(delta "$b.$d.before" "$b.$d.after" rnr_naks_sent) +
-			$(delta "$b.$d.before" "$b.$d.after" err_naks_sent)))
-		rx=$(delta "$b.$d.before" "$b.$d.after" rx_packets)
-		peer_tx=$(delta "$b.$((3 - d)).before" "$b.$((3 - d)).after" tx_packets)
+		tx=$(counter_delta "$b.$d.before" "$b.$d.after" tx_packets)
+		rt=$(counter_delta "$b.$d.before" "$b.$d.after" retransmits)
+		acks=$(counter_delta "$b.$d.before" "$b.$d.after" acks_sent)
+		acks_in=$(counter_delta "$b.$d.before" "$b.$d.after" acks_received)
+		naks=$(($(counter_delta "$b.$d.before" "$b.$d.after" seq_naks_sent) +
+			$(counter_delta "$b.$d.before" "$b.$d.after" rnr_naks_sent) +
+			$(counter_delta "$b.$d.before" "$b.$d.after" err_naks_sent)))
+		rx=$(counter_delta "$b.$d.before" "$b.$d.after" rx_packets)
+		peer_tx=$(counter_delta "$b.$((3 - d)).before" "$b.$((3 - d)).after" tx_packets)
 		echo "fab$d: tx $tx = data $data + retransmits $rt + acks $acks + naks <= $naks;" \
 			"rx $rx of the peer's $peer_tx; acks received $acks_in"
 		# (set -e does not stop at a failed test inside an && list.)
@@ -72,8 +61,8 @@ counters_move() {
 		[ "$rx" -le "$peer_tx" ]
 		[ "$acks" -ge 1 ]
 		[ "$acks_in" -ge 1 ]
-		[ "$(delta "$b.$d.before" "$b.$d.after" tx_bytes)" -gt $((ITERS * SIZE)) ]
-		[ "$(delta "$b.$d.before" "$b.$d.after" rx_bytes)" -gt $((ITERS * SIZE)) ]
+		[ "$(counter_delta "$b.$d.before" "$b.$d.after" tx_bytes)" -gt $((ITERS * SIZE)) ]
+		[ "$(counter_delta "$b.$d.before" "$b.$d.after" rx_bytes)" -gt $((ITERS * SIZE)) ]
 	done
 }
 
@@ -146,6 +135,8 @@ restrack_detail() {
 		[ -n "$(field "$l" "drv_$f")" ] || { echo "no drv_$f"; return 1; }
 	done
 	[ "$(field "$l" drv_cc)" = aimd ]
+	# Two sroce peers agree on selective repeat by default.
+	[ "$(field "$l" drv_sr)" = on ]
 	[ "$(field "$l" drv_cwnd)" -ge 16 ]
 	[ "$(field "$l" drv_srtt_us)" -gt 0 ]
 	# A ping-pong has at most one message of SIZE/MTU packets out.
@@ -177,6 +168,7 @@ debugfs_qp() {
 	done
 	echo "$l" | grep -q ' type=RC state=RTS '
 	echo "$l" | grep -q ' cc=aimd'
+	echo "$l" | grep -q ' sr=on'
 }
 
 debugfs_files() {
@@ -186,7 +178,7 @@ debugfs_files() {
 		grep -qx 'tx_packets [0-9]*' "$DBG/sroce/$d/counters"
 	done
 	# The same names as rdma statistic's, in the same order.
-	snap ns1 fab1 "$SROCE_RESULTS/cnt.rdma"
+	counter_snap ns1 fab1 "$SROCE_RESULTS/cnt.rdma"
 	diff <(cut -d' ' -f1 "$DBG/sroce/fab1/counters") \
 		<(cut -f1 "$SROCE_RESULTS/cnt.rdma")
 }
@@ -228,25 +220,26 @@ trace_packets() {
 	grep -m3 sroce_tx: "$SROCE_RESULTS/trace-packets.txt"
 }
 
-# 10% loss on fab1's way out: its requester goes back (sequence NAK or
-# timeout) and halves its window, and says so.
+# 10% loss on fab1's way out: its requester resends (what a SACK shows
+# lost, or from a sequence NAK or a timeout) and halves its window, and
+# says so.
 trace_loss() {
 	local rc=0 b=$SROCE_RESULTS/loss rt
-	snap ns1 fab1 "$b.before"
+	counter_snap ns1 fab1 "$b.before"
 	ip netns exec ns1 tc qdisc add dev v1 root netem loss 10%
 	trace_on sroce_rewind sroce_cwnd sroce_nak_send sroce_nak_recv
 	pingpong "$ITERS" >/dev/null || rc=1
 	trace_off loss
 	ip netns exec ns1 tc qdisc del dev v1 root
-	snap ns1 fab1 "$b.after"
+	counter_snap ns1 fab1 "$b.after"
 	[ "$rc" = 0 ]
-	rt=$(delta "$b.before" "$b.after" retransmits)
+	rt=$(counter_delta "$b.before" "$b.after" retransmits)
 	echo "fab1 retransmits: $rt"
 	grep -m3 -E 'sroce_(rewind|cwnd|nak_recv):' "$SROCE_RESULTS/trace-loss.txt"
 	[ "$rt" -gt 0 ]
-	grep -qE 'sroce_rewind: qpn=[0-9]* psn=[0-9]* psn_max=[0-9]* reason=(seq_nak|timeout)' \
+	grep -qE 'sroce_rewind: qpn=[0-9]* psn=[0-9]* psn_max=[0-9]* reason=(seq_nak|timeout|sack_resend)' \
 		"$SROCE_RESULTS/trace-loss.txt"
-	grep -qE 'sroce_cwnd: qpn=[0-9]* cwnd=[0-9]* reason=(seq_nak|timeout)' \
+	grep -qE 'sroce_cwnd: qpn=[0-9]* cwnd=[0-9]* reason=(seq_nak|timeout|sack)' \
 		"$SROCE_RESULTS/trace-loss.txt"
 }
 

@@ -49,7 +49,7 @@ static void check_cwnd(const uint8_t *p, size_t n)
 		return;
 	una = sroce_be_load24(p);
 	max = una;
-	sroce_cwnd_init(&c, 16, 1024, 8);
+	sroce_cwnd_init(&c, 16, 256, 1024, 8);
 	for (i = 3; i + 3 <= n; i += 3) {
 		uint32_t v = sroce_be_load24(p + i) & 0xffff;
 
@@ -68,7 +68,7 @@ static void check_cwnd(const uint8_t *p, size_t n)
 		}
 		assert(c.cwnd >= c.min && c.cwnd <= c.max);
 		assert(c.acc < c.grow_every || c.cwnd == c.max);
-		assert(sroce_cwnd_allows(&c, una, max, una, 1));
+		assert(sroce_cwnd_allows(&c, una, max, una, 1, p[i + 1]));
 	}
 }
 

@@ -162,11 +162,15 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 		if (sroce_psn_after(end, next)) {
 			/* A READ partly answered: keep the rest. */
 			if (sroce_psn_after(next, p->psn)) {
+				sroce_sr_req_forget(req, p,
+						    sroce_psn_sub(next, p->psn));
 				p->npsn = sroce_psn_sub(end, next);
 				p->psn = next;
 			}
 			break;
 		}
+		sroce_sr_req_acked(req, p);
+		sroce_sr_req_forget(req, p, p->npsn);
 		req->pkt_tail++;
 	}
 	req->retry_left = qp->retry_cnt;
@@ -281,7 +285,8 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
 	sroce_req_timer_set(qp, req->rnr_at);
 }
 
-static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
+static void sroce_comp_aeth(struct sroce_qp *qp, const struct sk_buff *skb,
+			    const struct sroce_pkt_hdr *h)
 {
 	struct sroce_counters *cnt = sroce_qp_cnt(qp);
 	struct sroce_aeth a;
@@ -296,6 +301,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 	case SROCE_AETH_ACK:
 		sroce_cnt_inc(cnt, SROCE_CNT_ACKS_RCVD);
 		sroce_comp_ack(qp, h->psn);
+		sroce_sr_req_sack(qp, skb, h);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		sroce_cnt_inc(cnt, SROCE_CNT_RNR_NAKS_RCVD);
@@ -401,14 +407,17 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_req *req = &qp->req;
 	u32 out = sroce_psn_sub(req->psn_max, req->una);
 
+	if (sroce_sr_req_dupack(qp, skb, h))
+		goto out;
 	/* Only PSNs we sent and that are not acknowledged yet. */
 	if (!sroce_psn_in_window(h->psn, req->una, out)) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_STALE_RESP);
 		goto out;
 	}
+	sroce_sr_req_learn(qp, h);
 	switch (sroce_wire_opcode_info(h->opcode)->kind) {
 	case SROCE_OPK_ACK:
-		sroce_comp_aeth(qp, h);
+		sroce_comp_aeth(qp, skb, h);
 		break;
 	case SROCE_OPK_ATOMIC_ACK:
 		sroce_comp_atomic(qp, h);
@@ -435,6 +444,7 @@ void sroce_comp_timers(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	unsigned long now = jiffies;
 
+	sroce_sr_req_timer(qp);
 	if (req->rnr_wait) {
 		if (time_before(now, req->rnr_at)) {
 			sroce_req_timer_set(qp, req->rnr_at);

@@ -63,6 +63,12 @@ enum sroce_counter {
 	/* Congestion signals (no algorithm reacts to them yet). */
 	SROCE_CNT_RX_ECN_CE,		/* packets that arrived ECN CE-marked */
 	SROCE_CNT_CNPS_RCVD,		/* CNPs received */
+	/* Selective repeat between sroce peers (proto/sack.h). */
+	SROCE_CNT_SACKS_SENT,		/* ACKs that carried SACK blocks */
+	SROCE_CNT_SACKS_RCVD,
+	SROCE_CNT_SACK_RETRANSMITS,	/* packets resent because SACK said */
+	SROCE_CNT_RX_OFO_QUEUED,	/* requests held beyond a gap */
+	SROCE_CNT_RX_OFO_DROPPED,	/* beyond a gap, no room to hold */
 	SROCE_CNT_MAX
 };
 

@@ -32,6 +32,8 @@ static void sroce_debugfs_qp_line(struct seq_file *m, struct sroce_qp *qp)
 		seq_printf(m, " %s=%u", s.f[i].name, s.f[i].val);
 	if (s.cc)
 		seq_printf(m, " cc=%s", s.cc);
+	if (s.sr)
+		seq_printf(m, " sr=%s", s.sr);
 	seq_putc(m, '\n');
 }
 

@@ -186,9 +186,40 @@ static ssize_t sroce_abi_version_show(struct device *device,
 }
 static DEVICE_ATTR_RO(sroce_abi_version);
 
+/*
+ * Selective repeat for this device's QPs (sr.c), from the module
+ * parameter at creation; a QP reads it when it is connected.
+ */
+static ssize_t selective_repeat_show(struct device *device,
+				     struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->sr));
+}
+
+static ssize_t selective_repeat_store(struct device *device,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->sr, on);
+	return count;
+}
+static DEVICE_ATTR_RW(selective_repeat);
+
 static struct attribute *sroce_device_attrs[] = {
 	&dev_attr_parent.attr,
 	&dev_attr_sroce_abi_version.attr,
+	&dev_attr_selective_repeat.attr,
 	NULL,
 };
 
@@ -228,6 +259,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sdev->ndev = ndev;
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_NOP;
+	sdev->sr = sroce_sr_default();
 	ida_init(&sdev->pd_ida);
 	/* Keys are index << 8 | variant, so the index must fit 24 bits. */
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);

@@ -44,6 +44,15 @@ enum sroce_why {
 	SROCE_WHY_IMPLIED,	/* a READ/ATOMIC response found lost */
 	SROCE_WHY_LOCAL,	/* the local stack refused a packet */
 	SROCE_WHY_ACK,		/* acknowledgements grew the window */
+	SROCE_WHY_SACK,		/* a SACK showed a packet lost (sr.c) */
+	SROCE_WHY_SACK_RESEND,	/* resending one packet a SACK found lost */
+};
+
+/* The requester's side of the selective repeat negotiation (sr.c). */
+enum sroce_sr_state {
+	SROCE_SR_OFF,		/* standard go-back-N */
+	SROCE_SR_OFFER,		/* offering; the first response decides */
+	SROCE_SR_ON,		/* the peer agreed */
 };
 
 /* Bits of sroce_req.flags: the only engine state touched outside it. */
@@ -101,6 +110,20 @@ struct sroce_req {
 	 * (proto/req.c).  BDP estimates and pacing plug in here.
 	 */
 	struct sroce_cwnd cwnd;
+
+	/*
+	 * Selective repeat (sr.c): PSNs the peer holds beyond a gap, and
+	 * records found lost and not resent yet; RACK's newest delivered
+	 * packet (send time, round trip) and the reorder timer.
+	 */
+	u8 sr;				/* enum sroce_sr_state */
+	u32 sacked;
+	u32 sack_high;			/* end of the highest block reported */
+	u32 lost;
+	u64 rack_xmit_ns;
+	u64 rack_rtt_ns;
+	bool reo_armed;
+	unsigned long reo_at;		/* jiffies */
 
 	/*
 	 * The RTT, timed on one packet per round trip, never one sent
@@ -161,6 +184,12 @@ struct sroce_resp {
 	u32 ack_psn;
 	/* Requests waiting while READ responses go out. */
 	struct sk_buff_head pending;
+	/* Selective repeat (sr.c): requests held beyond a gap, PSN order. */
+	bool sr_ok;			/* we may accept (device knob) */
+	bool sr_peer;			/* the requester offered: we agree */
+	struct sk_buff_head ofo;
+	u32 ofo_bytes;			/* their truesize */
+	u32 ofo_unacked;		/* held since the last ACK */
 	/* Responder resources: the last max_dest_rd_atomic READ/ATOMICs. */
 	struct sroce_res *res;
 	u32 nres;

@@ -20,7 +20,7 @@ struct sroce_snap_field {
 	u32 val;
 };
 
-#define SROCE_SNAP_FIELDS_MAX	16
+#define SROCE_SNAP_FIELDS_MAX	20
 
 /*
  * A QP's transport state, read without stopping its engine: each field
@@ -31,6 +31,7 @@ struct sroce_qp_snap {
 	enum ib_qp_type type;
 	enum ib_qp_state state;
 	const char *cc;			/* congestion control; RC only */
+	const char *sr;			/* selective repeat; RC only */
 	unsigned int n;
 	struct sroce_snap_field f[SROCE_SNAP_FIELDS_MAX];
 };

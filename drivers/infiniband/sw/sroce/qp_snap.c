@@ -56,7 +56,12 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	sroce_qp_snap_add(s, "retry_left", READ_ONCE(req->retry_left));
 	sroce_qp_snap_add(s, "tx_queued",
 			  atomic_read(&req->txacct->inflight));
+	/* Selective repeat (sr.c): held by the peer, lost, held here. */
+	sroce_qp_snap_add(s, "sacked", READ_ONCE(req->sacked));
+	sroce_qp_snap_add(s, "lost", READ_ONCE(req->lost));
+	sroce_qp_snap_add(s, "ofo_held", skb_queue_len_lockless(&qp->resp.ofo));
 	s->cc = sroce_req_cc_name(qp);
+	s->sr = sroce_sr_name(qp);
 }
 
 void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
@@ -65,6 +70,7 @@ void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	s->type = qp->ibqp.qp_type;
 	s->state = READ_ONCE(qp->state);
 	s->cc = NULL;
+	s->sr = NULL;
 	s->n = 0;
 	sroce_qp_snap_add(s, "home_cpu", READ_ONCE(qp->req.cpu));
 	sroce_qp_snap_add(s, "psn_next", READ_ONCE(qp->req.psn));

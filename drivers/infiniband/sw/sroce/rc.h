@@ -13,6 +13,7 @@
 #include "proto/aeth.h"
 #include "proto/icrc.h"
 #include "proto/req.h"
+#include "proto/sack.h"
 #include "counters.h"
 
 /* Packets each stage may handle per engine run before yielding. */
@@ -21,8 +22,14 @@
 #define SROCE_RXQ_MAX		8192
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_ACKREQ_EVERY	64
-/* Send window, PSNs; the congestion window moves between these. */
+/*
+ * Send window, PSNs: the congestion window starts at the default and
+ * moves between the minimum and the maximum.  The maximum holds a
+ * 100 Mbit/s, 200 ms path's bandwidth-delay product at a 1024-byte MTU
+ * three times over, and bounds the packet records (16 bytes each).
+ */
 #define SROCE_WINDOW_DEFAULT	1024
+#define SROCE_WINDOW_MAX	8192
 #define SROCE_CWND_MIN		16
 /* Additive increase: one more PSN of window per this many acknowledged. */
 #define SROCE_CWND_GROW_EVERY	8
@@ -70,11 +77,20 @@ struct sroce_swqe {
 	u32 rd_pkts;			/* READ: response packets placed */
 };
 
+/* Scoreboard bits of a packet in flight (sr.c). */
+enum {
+	SROCE_TXPKT_SACKED	= 1 << 0,	/* the peer holds it */
+	SROCE_TXPKT_LOST	= 1 << 1,	/* to be resent */
+	SROCE_TXPKT_RESENT	= 1 << 2,	/* sent more than once */
+};
+
 /* A packet in flight (req.pkts). */
 struct sroce_txpkt {
 	u32 psn;
 	u32 npsn;
 	u32 wqe;			/* SQ index */
+	u8 flags;			/* SROCE_TXPKT_* */
+	u64 xmit_ns;			/* local_clock() when last sent */
 };
 
 /* A responder resource: enough to answer a duplicate READ or ATOMIC. */
@@ -173,6 +189,28 @@ void sroce_comp_retire_errors(struct sroce_qp *qp);
 void sroce_comp_retire_local(struct sroce_qp *qp);
 void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w,
 		    enum ib_wc_status status);
+
+/* sr.c: selective repeat between sroce peers */
+void sroce_sr_req_arm(struct sroce_qp *qp);
+const char *sroce_sr_name(const struct sroce_qp *qp);
+void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
+void sroce_sr_req_forget(struct sroce_req *req, struct sroce_txpkt *p,
+			 u32 npsn);
+void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p);
+void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
+		       const struct sroce_pkt_hdr *h);
+bool sroce_sr_req_dupack(struct sroce_qp *qp, const struct sk_buff *skb,
+			 const struct sroce_pkt_hdr *h);
+void sroce_sr_req_timer(struct sroce_qp *qp);
+struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req);
+void sroce_sr_resp_reset(struct sroce_qp *qp);
+void sroce_sr_resp_arm(struct sroce_qp *qp);
+void sroce_sr_resp_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
+bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *h);
+struct sk_buff *sroce_sr_resp_next(struct sroce_qp *qp);
+void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_sr_resp_sack(struct sroce_qp *qp, struct sroce_sack *s);
 
 /* resp.c */
 int sroce_resp_init(struct sroce_qp *qp);

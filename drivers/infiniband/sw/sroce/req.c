@@ -72,7 +72,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	req->pkt_head = 0;
 	req->pkt_tail = 0;
 	sroce_cwnd_init(&req->cwnd, SROCE_CWND_MIN, SROCE_WINDOW_DEFAULT,
-			SROCE_CWND_GROW_EVERY);
+			SROCE_WINDOW_MAX, SROCE_CWND_GROW_EVERY);
 	req->rewound = false;
 	req->rto_armed = false;
 	req->rto_deferred = 0;
@@ -98,6 +98,7 @@ void sroce_req_arm(struct sroce_qp *qp)
 	/* A new connection, perhaps to a new peer: learn its RTT afresh. */
 	req->rtt_timing = false;
 	memset(&req->rtt, 0, sizeof(req->rtt));
+	sroce_sr_req_arm(qp);
 	/* Pairs with the acquire in the work: the fields above first. */
 	smp_store_release(&req->ready, true);
 }
@@ -354,11 +355,14 @@ static bool sroce_req_records_room(struct sroce_req *req)
 	return true;
 }
 
-/* May a packet for PSNs [psn, psn + npsn) go, window and records? */
+/*
+ * May a packet for PSNs [psn, psn + npsn) go, window and records?  PSNs
+ * the peer holds beyond a gap (selective repeat) have left the path.
+ */
 static bool sroce_req_window_open(struct sroce_req *req, u32 psn, u32 npsn)
 {
 	return sroce_cwnd_allows(&req->cwnd, req->una, req->psn_max, psn,
-				 npsn) &&
+				 npsn, req->sacked) &&
 	       sroce_req_records_room(req);
 }
 
@@ -406,13 +410,16 @@ static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
 	req->rtt_start_ns = local_clock();
 }
 
-static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn)
+static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
+			     bool resent)
 {
 	struct sroce_txpkt *p = &req->pkts[req->pkt_head & (req->pkt_cap - 1)];
 
 	p->psn = psn;
 	p->npsn = npsn;
 	p->wqe = req->cur;
+	p->flags = resent ? SROCE_TXPKT_RESENT : 0;
+	p->xmit_ns = local_clock();
 	req->pkt_head++;
 }
 
@@ -449,7 +456,10 @@ static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 			       u8 kind)
 {
 	struct sroce_req *req = &qp->req;
+	u32 out = sroce_psn_sub(sroce_psn_add(psn, 1), req->una);
 
+	/* PSNs the peer holds beyond a gap are not in the window. */
+	out -= min(out, req->sacked);
 	/*
 	 * A READ or ATOMIC request is answered by its responses whatever
 	 * the bit says; but it is the last packet of its request, where
@@ -458,7 +468,7 @@ static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 	 */
 	return last || sroce_kind_is_rd_atomic(kind) ||
 	       sroce_psn_sub(psn, req->ackreq_psn) >= SROCE_ACKREQ_EVERY ||
-	       sroce_psn_sub(sroce_psn_add(psn, 1), req->una) >= req->cwnd.cwnd;
+	       out >= req->cwnd.cwnd;
 }
 
 /* Extension header fields of the packet at @off of @w. */
@@ -512,41 +522,60 @@ static int sroce_req_payload(struct sroce_qp *qp, struct sroce_swqe *w,
 	return sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false);
 }
 
-/* Send the next packet of @w (cur, at cur_off) and advance. */
-static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
+/* What sroce_req_xmit() sent. */
+struct sroce_req_pkt {
+	u32 psn;
+	u32 npsn;
+	u32 len;
+	bool last;
+	bool ackreq;
+};
+
+/*
+ * Build and send the packet of @w at byte @off: 0, or an error after
+ * which the caller sends nothing more now (the backoff timer or the
+ * WQE's failure brings the engine back).
+ */
+static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
+			  bool resend, struct sroce_req_pkt *o)
 {
-	struct sroce_req *req = &qp->req;
-	u32 mtu = qp->mtu, off = req->cur_off, len = 0, npsn = 1;
-	u32 psn = sroce_psn_add(w->first_psn, off / mtu);
+	u32 mtu = qp->mtu;
 	struct sroce_seg seg = { .pos = SROCE_POS_ONLY };
 	struct sroce_pkt_hdr h;
 	struct sk_buff *skb;
-	bool last = true;
 	int opcode;
 
+	o->psn = sroce_psn_add(w->first_psn, off / mtu);
+	o->npsn = 1;
+	o->len = 0;
+	o->last = true;
 	if (w->kind == SROCE_OPK_READ_REQ) {
-		npsn = w->npsn - off / mtu;
+		o->npsn = w->npsn - off / mtu;
 	} else if (!sroce_kind_is_rd_atomic(w->kind)) {
 		if (WARN_ON_ONCE(sroce_seg_at(w->length, off, mtu, &seg)))
 			return -EIO;
-		len = seg.len;
-		last = seg.pos == SROCE_POS_LAST || seg.pos == SROCE_POS_ONLY;
+		o->len = seg.len;
+		o->last = seg.pos == SROCE_POS_LAST ||
+			  seg.pos == SROCE_POS_ONLY;
 	}
 	opcode = sroce_wire_opcode_for(sroce_qp_transport(qp), w->kind,
 				       seg.pos);
 	if (WARN_ON_ONCE(opcode < 0))
 		return -EIO;
-	sroce_tx_hdr_init(qp, &h, opcode, psn);
-	sroce_req_fill(qp, w, &h, off, last);
-	h.ackreq = sroce_req_want_ack(qp, psn, last, w->kind);
+	sroce_tx_hdr_init(qp, &h, opcode, o->psn);
+	sroce_req_fill(qp, w, &h, off, o->last);
+	/* A resend fills a gap: its ACK frees the window at once. */
+	h.ackreq = resend || sroce_req_want_ack(qp, o->psn, o->last, w->kind);
+	h.ext = qp->req.sr != SROCE_SR_OFF;
+	o->ackreq = h.ackreq;
 
-	skb = sroce_tx_alloc(qp, &h, len);
+	skb = sroce_tx_alloc(qp, &h, o->len);
 	if (!skb) {
 		/* Try again shortly rather than spin. */
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
-	if (sroce_req_payload(qp, w, skb, off, len)) {
+	if (sroce_req_payload(qp, w, skb, off, o->len)) {
 		kfree_skb(skb);
 		w->status = IB_WC_LOC_PROT_ERR;
 		sroce_comp_retire_errors(qp);
@@ -558,29 +587,89 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_engine_backoff(qp);
 		return -ENOBUFS;
 	}
-	if (sroce_psn_before(psn, req->psn_max)) {
+	return 0;
+}
+
+static void sroce_req_arm_rto(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->rto_armed)
+		return;
+	req->rto_armed = true;
+	req->rto_at = jiffies + sroce_req_rto(qp);
+	sroce_req_timer_set(qp, req->rto_at);
+}
+
+/* Send the next packet of @w (cur, at cur_off) and advance. */
+static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_req_pkt o;
+	bool resent;
+	int err;
+
+	err = sroce_req_xmit(qp, w, req->cur_off, false, &o);
+	if (err)
+		return err;
+	resent = sroce_psn_before(o.psn, req->psn_max);
+	if (resent) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
 		req->retransmits++;
 	} else {
-		sroce_req_rtt_start(req, psn, npsn);
+		sroce_req_rtt_start(req, o.psn, o.npsn);
 	}
-	sroce_req_record(req, psn, npsn);
-	if (h.ackreq)
-		req->ackreq_psn = psn;
-	req->psn = sroce_psn_add(psn, npsn);
+	sroce_req_record(req, o.psn, o.npsn, resent);
+	if (o.ackreq)
+		req->ackreq_psn = o.psn;
+	req->psn = sroce_psn_add(o.psn, o.npsn);
 	if (sroce_psn_after(req->psn, req->psn_max))
 		req->psn_max = req->psn;
-	if (last) {
+	if (o.last) {
 		req->cur++;
 		req->cur_off = 0;
 	} else {
-		req->cur_off += len;
+		req->cur_off += o.len;
 	}
-	if (!req->rto_armed) {
-		req->rto_armed = true;
-		req->rto_at = jiffies + sroce_req_rto(qp);
-		sroce_req_timer_set(qp, req->rto_at);
-	}
+	sroce_req_arm_rto(qp);
+	return 0;
+}
+
+/*
+ * Selective repeat: resend the oldest packet a SACK showed lost, in
+ * place: its record stays where it is, marked resent.
+ */
+static int sroce_req_resend_lost(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_txpkt *p = sroce_sr_req_next_lost(req);
+	struct sroce_swqe *w;
+	struct sroce_req_pkt o;
+	int err;
+
+	if (!p)
+		return 0;
+	if (sroce_tx_throttled(qp))
+		return -ENOBUFS;
+	w = sroce_req_wqe(qp, p->wqe);
+	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
+			   SROCE_WHY_SACK_RESEND);
+	err = sroce_req_xmit(qp, w,
+			     sroce_psn_sub(p->psn, w->first_psn) * qp->mtu,
+			     true, &o);
+	if (err)
+		return err;
+	/* Karn: the timed packet's ACK could now answer either copy. */
+	if (req->rtt_timing && sroce_psn_before_eq(p->psn, req->rtt_psn))
+		req->rtt_timing = false;
+	p->flags = (p->flags & ~SROCE_TXPKT_LOST) | SROCE_TXPKT_RESENT;
+	p->xmit_ns = local_clock();
+	req->lost--;
+	req->ackreq_psn = o.psn;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACK_RETRANSMITS);
+	req->retransmits++;
+	sroce_req_arm_rto(qp);
 	return 0;
 }
 
@@ -695,6 +784,13 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 	while (budget > 0) {
 		if (req->rnr_wait || READ_ONCE(qp->state) == IB_QPS_ERR)
 			return false;
+		/* Holes first: the peer holds everything around them. */
+		if (req->lost) {
+			if (sroce_req_resend_lost(qp))
+				return false;
+			budget--;
+			continue;
+		}
 		/* SQD: finish what started, start nothing new. */
 		if (state == IB_QPS_SQD && req->cur == req->started) {
 			sroce_req_check_drained(qp);
@@ -775,6 +871,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why)
 
 		if (sroce_psn_before_eq(sroce_psn_add(p->psn, p->npsn), psn))
 			break;
+		sroce_sr_req_forget(req, p, p->npsn);
 		req->pkt_head--;
 	}
 	req->rewound = true;

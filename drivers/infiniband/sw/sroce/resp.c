@@ -43,6 +43,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 
 	skb_queue_head_init(&resp->pending);
+	skb_queue_head_init(&resp->ofo);
 	resp->rwqe = kmalloc(qp->rq.stride, GFP_KERNEL);
 	resp->nres = SROCE_MAX_RD_ATOMIC;
 	resp->res = kcalloc(resp->nres, sizeof(*resp->res), GFP_KERNEL);
@@ -59,6 +60,7 @@ void sroce_resp_free(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 
 	__skb_queue_purge(&resp->pending);
+	sroce_sr_resp_reset(qp);
 	kfree(resp->res);
 	kfree(resp->rwqe);
 	resp->res = NULL;
@@ -73,6 +75,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 
 	resp->ready = false;
 	__skb_queue_purge(&resp->pending);
+	sroce_sr_resp_reset(qp);
 	sroce_queue_consume(q, READ_ONCE(q->hdr->prod) - q->index);
 	/* Receives need a doorbell only in ERROR. */
 	WRITE_ONCE(q->hdr->flags, 0);
@@ -94,6 +97,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 void sroce_resp_arm(struct sroce_qp *qp)
 {
 	qp->resp.epsn = qp->rq_psn;
+	sroce_sr_resp_arm(qp);
 	/* Pairs with the acquire in the work: epsn first. */
 	smp_store_release(&qp->resp.ready, true);
 }
@@ -158,8 +162,9 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
  * timer's business.
  */
 static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
-			   u8 syndrome, u64 orig)
+			   u8 syndrome, u64 orig, const struct sroce_sack *sack)
 {
+	u32 len = sack ? sroce_sack_bytes(sack) : 0;
 	struct sroce_pkt_hdr h;
 	struct sk_buff *skb;
 
@@ -167,9 +172,14 @@ static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
 	h.syndrome = syndrome;
 	h.msn = qp->resp.msn & SROCE_U24_MAX;
 	h.orig = orig;
-	skb = sroce_tx_alloc(qp, &h, 0);
+	/* Selective repeat agreed: say so on every response (sr.c). */
+	h.ext = qp->resp.sr_peer;
+	skb = sroce_tx_alloc(qp, &h, len);
 	if (!skb)
 		return -ENOBUFS;
+	if (len)
+		sroce_sack_put(skb->data + sroce_wire_hdr_len(opcode), len,
+			       sack);
 	return sroce_tx_xmit(qp, skb) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
@@ -180,17 +190,24 @@ static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
 static void sroce_resp_ack(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
+	struct sroce_sack sack;
 
 	if (!resp->ack_due)
 		return;
+	/* What is held beyond the gap, for an agreed peer. */
+	sroce_sr_resp_sack(qp, &sack);
 	if (sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ACK),
 			    sroce_psn_sub(resp->epsn, 1),
-			    sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), 0)) {
+			    sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), 0,
+			    &sack)) {
 		sroce_engine_backoff(qp);
 		return;
 	}
 	resp->ack_due = false;
+	resp->ofo_unacked = 0;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_ACKS_SENT);
+	if (sack.n)
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACKS_SENT);
 }
 
 static void sroce_resp_nak(struct sroce_qp *qp, u8 syndrome, u32 psn,
@@ -200,7 +217,8 @@ static void sroce_resp_nak(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	qp->resp.ack_due = false;
 	sroce_cnt_inc(sroce_qp_cnt(qp), c);
 	trace_sroce_nak_send(qp->ibqp.qp_num, psn, syndrome);
-	sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ACK), psn, syndrome, 0);
+	sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ACK), psn, syndrome, 0,
+			NULL);
 }
 
 static struct sroce_sge *sroce_resp_sges(struct sroce_resp *resp)
@@ -612,7 +630,7 @@ static void sroce_resp_atomic(struct sroce_qp *qp,
 	resp->ack_due = false;
 	resp->epsn = sroce_psn_add(resp->epsn, 1);
 	sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ATOMIC_ACK), h->psn,
-			sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), orig);
+			sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), orig, NULL);
 }
 
 static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
@@ -689,7 +707,7 @@ static void sroce_resp_dup(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_DUP_ATOMICS);
 		sroce_resp_aeth(qp, SROCE_RESP_OPCODE(qp, ATOMIC_ACK), h->psn,
 				sroce_aeth_ack(SROCE_AETH_CREDIT_NONE),
-				res->orig);
+				res->orig, NULL);
 		break;
 	default:
 		/* Done already: say so again (for the newest PSN). */
@@ -714,6 +732,23 @@ static int sroce_resp_xrc(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 	return err;
 }
 
+/* Beyond the expected PSN: held for an agreed peer, else one NAK. */
+static bool sroce_resp_ahead(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt_hdr *h)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OOS_REQ);
+	if (sroce_sr_resp_hold(qp, skb, h))
+		return true;
+	if (resp->nak == SROCE_RESP_NAK_NONE) {
+		resp->nak = SROCE_RESP_NAK_SEQ;
+		sroce_resp_nak(qp, sroce_aeth_nak(SROCE_NAK_PSN_SEQ_ERR),
+			       resp->epsn, SROCE_CNT_SEQ_NAKS_SENT);
+	}
+	return false;
+}
+
 static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *resp = &qp->resp;
@@ -723,6 +758,7 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (sroce_wire_parse(skb->data, skb->len, &h))
 		goto out;
 	oi = sroce_wire_opcode_info(h.opcode);
+	sroce_sr_resp_learn(qp, &h);
 	switch (sroce_resp_classify_psn(resp->epsn, h.psn)) {
 	case SROCE_RESP_PSN_NEW:
 		resp->nak = SROCE_RESP_NAK_NONE;
@@ -739,12 +775,8 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_resp_dup(qp, &h, oi);
 		break;
 	default:
-		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OOS_REQ);
-		if (resp->nak != SROCE_RESP_NAK_NONE)
-			break;
-		resp->nak = SROCE_RESP_NAK_SEQ;
-		sroce_resp_nak(qp, sroce_aeth_nak(SROCE_NAK_PSN_SEQ_ERR),
-			       resp->epsn, SROCE_CNT_SEQ_NAKS_SENT);
+		if (sroce_resp_ahead(qp, skb, &h))
+			return;		/* held, or consumed as a copy */
 		break;
 	}
 	sroce_xrc_resp_unbind(qp);
@@ -777,6 +809,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 							seg.pos), rd->psn);
 	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
 	h.msn = qp->resp.msn & SROCE_U24_MAX;
+	h.ext = qp->resp.sr_peer;
 	skb = sroce_tx_alloc(qp, &h, len);
 	if (!skb)
 		return false;
@@ -821,7 +854,7 @@ static bool sroce_resp_answers_data(const struct sk_buff *skb)
 bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away)
 {
 	struct sroce_resp *resp = &qp->resp;
-	struct sk_buff *skb;
+	struct sk_buff *skb, *held;
 
 	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR) {
 		if (resp->rd.active) {
@@ -835,21 +868,29 @@ bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away)
 			budget--;
 			continue;
 		}
-		skb = skb_peek(&resp->pending);
+		/* A held request whose gap closed goes before new ones. */
+		skb = sroce_sr_resp_next(qp);
+		held = skb;
+		if (!skb)
+			skb = skb_peek(&resp->pending);
 		if (!skb)
 			break;
 		if (away && sroce_resp_answers_data(skb)) {
 			sroce_resp_ack(qp);
 			return true;
 		}
-		__skb_unlink(skb, &resp->pending);
+		if (held)
+			sroce_sr_resp_take(qp, skb);
+		else
+			__skb_unlink(skb, &resp->pending);
 		sroce_resp_packet(qp, skb);
 		budget--;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	sroce_resp_ack(qp);
-	return resp->rd.active || !skb_queue_empty(&resp->pending);
+	return resp->rd.active || !skb_queue_empty(&resp->pending) ||
+	       sroce_sr_resp_next(qp);
 }
 
 /*
@@ -881,6 +922,8 @@ bool sroce_resp_flush(struct sroce_qp *qp, int budget)
 	struct sroce_queue *q = &qp->rq;
 
 	__skb_queue_purge(&resp->pending);
+	__skb_queue_purge(&resp->ofo);
+	resp->ofo_bytes = 0;
 	resp->rd.active = false;
 	resp->msg = SROCE_OPK_NONE;
 	resp->ack_due = false;

@@ -25,6 +25,8 @@ int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 			goto err_cancel;
 	if (s.cc && rdma_nl_put_driver_string(msg, "cc", s.cc))
 		goto err_cancel;
+	if (s.sr && rdma_nl_put_driver_string(msg, "sr", s.sr))
+		goto err_cancel;
 	nla_nest_end(msg, nest);
 	return 0;
 

@@ -88,6 +88,9 @@ struct sroce_dev {
 	/* The ib_device's sysfs parent and its net/ link's name (parent.c). */
 	struct device *parent;
 	char parent_link[IFNAMSIZ];
+
+	/* Offer and accept selective repeat (sr.c); sysfs, read at RTR/RTS. */
+	bool sr;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -260,6 +263,9 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 /* device.c */
 int sroce_device_add(const char *name, struct net_device *ndev);
 extern const struct attribute_group sroce_device_attr_group;
+
+/* sr.c: the module parameter, the default of each new device */
+bool sroce_sr_default(void);
 
 /* port.c */
 int sroce_port_query(struct ib_device *ibdev, u32 port,

@@ -28,6 +28,8 @@ TRACE_DEFINE_ENUM(SROCE_WHY_RNR_NAK);
 TRACE_DEFINE_ENUM(SROCE_WHY_IMPLIED);
 TRACE_DEFINE_ENUM(SROCE_WHY_LOCAL);
 TRACE_DEFINE_ENUM(SROCE_WHY_ACK);
+TRACE_DEFINE_ENUM(SROCE_WHY_SACK);
+TRACE_DEFINE_ENUM(SROCE_WHY_SACK_RESEND);
 
 #define sroce_show_why(w)					\
 	__print_symbolic(w,					\
@@ -36,7 +38,9 @@ TRACE_DEFINE_ENUM(SROCE_WHY_ACK);
 			 { SROCE_WHY_RNR_NAK, "rnr_nak" },	\
 			 { SROCE_WHY_IMPLIED, "implied_nak" },	\
 			 { SROCE_WHY_LOCAL, "local" },		\
-			 { SROCE_WHY_ACK, "ack" })
+			 { SROCE_WHY_ACK, "ack" },		\
+			 { SROCE_WHY_SACK, "sack" },		\
+			 { SROCE_WHY_SACK_RESEND, "sack_resend" })
 
 TRACE_DEFINE_ENUM(IB_QPS_RESET);
 TRACE_DEFINE_ENUM(IB_QPS_INIT);
@@ -176,6 +180,22 @@ TRACE_EVENT(sroce_cwnd,
 	),
 	TP_printk("qpn=%u cwnd=%u reason=%s", __entry->qpn, __entry->cwnd,
 		  sroce_show_why(__entry->why))
+);
+
+/* The peer's answer to the selective repeat offer (sr.c). */
+TRACE_EVENT(sroce_sr,
+	TP_PROTO(u32 qpn, u8 state),
+	TP_ARGS(qpn, state),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u8, state)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->state = state;
+	),
+	TP_printk("qpn=%u selective_repeat=%s", __entry->qpn,
+		  __entry->state == SROCE_SR_ON ? "on" : "off")
 );
 
 #endif /* _SROCE_TRACE_H */

@@ -82,32 +82,39 @@ uint64_t sroce_ack_timeout_ns(uint8_t code)
 	return (uint64_t)4096 << (code & 0x1f);
 }
 
-void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t max,
-		     uint32_t grow_every)
+void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t init,
+		     uint32_t max, uint32_t grow_every)
 {
 	c->min = min ? min : 1;
 	c->max = max < c->min ? c->min : max;
 	c->grow_every = grow_every ? grow_every : 1;
-	c->cwnd = c->max;
+	c->cwnd = init < c->min ? c->min : init > c->max ? c->max : init;
 	c->acc = 0;
 	c->recover = 0;
 	c->recovering = false;
 }
 
 /*
- * May PSNs [@psn, @psn + @npsn) go, with [@una, @psn_max) outstanding?
- * PSNs below psn_max were counted when first sent (a resend); when
- * nothing is outstanding anything goes, so that a READ larger than the
- * window is not stuck forever.
+ * May PSNs [@psn, @psn + @npsn) go, with [@una, @psn_max) outstanding,
+ * @sacked of them held by the peer beyond a gap (selective repeat)?
+ * Those have left the path and do not count against the window; the
+ * whole span from una still stays within max.  PSNs below psn_max were
+ * counted when first sent (a resend); when nothing is outstanding
+ * anything goes, so that a READ larger than the window is not stuck
+ * forever.
  */
 bool sroce_cwnd_allows(const struct sroce_cwnd *c, uint32_t una,
-		       uint32_t psn_max, uint32_t psn, uint32_t npsn)
+		       uint32_t psn_max, uint32_t psn, uint32_t npsn,
+		       uint32_t sacked)
 {
-	uint32_t end = sroce_psn_add(psn, npsn);
+	uint32_t end = sroce_psn_add(psn, npsn), span;
 
 	if (!sroce_psn_after(end, psn_max) || una == psn_max)
 		return true;
-	return sroce_psn_sub(end, una) <= c->cwnd;
+	span = sroce_psn_sub(end, una);
+	if (span > c->max)
+		return false;
+	return span - (sacked < span ? sacked : span) <= c->cwnd;
 }
 
 /* A loss: halve the window unless this episode was already counted. */

@@ -27,10 +27,11 @@ bool sroce_seg_read_resp_ok(uint64_t len, uint64_t off, uint32_t pmtu,
 uint64_t sroce_ack_timeout_ns(uint8_t code);
 
 /*
- * Congestion window in PSNs outstanding.  Halved (not below min) once per
- * loss episode: an episode lasts until every PSN sent before it is
- * acknowledged.  Grows by one PSN per grow_every PSNs acknowledged, up to
- * max.
+ * Congestion window in PSNs outstanding, starting at init.  Halved (not
+ * below min) once per loss episode: an episode lasts until every PSN
+ * sent before it is acknowledged.  Grows by one PSN per grow_every PSNs
+ * acknowledged, up to max, which also bounds the span from the oldest
+ * unacknowledged PSN when the peer holds PSNs beyond a gap.
  */
 struct sroce_cwnd {
 	uint32_t cwnd;
@@ -42,10 +43,11 @@ struct sroce_cwnd {
 	bool recovering;
 };
 
-void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t max,
-		     uint32_t grow_every);
+void sroce_cwnd_init(struct sroce_cwnd *c, uint32_t min, uint32_t init,
+		     uint32_t max, uint32_t grow_every);
 bool sroce_cwnd_allows(const struct sroce_cwnd *c, uint32_t una,
-		       uint32_t psn_max, uint32_t psn, uint32_t npsn);
+		       uint32_t psn_max, uint32_t psn, uint32_t npsn,
+		       uint32_t sacked);
 bool sroce_cwnd_loss(struct sroce_cwnd *c, uint32_t una, uint32_t psn_max);
 void sroce_cwnd_acked(struct sroce_cwnd *c, uint32_t una, uint32_t n);
 

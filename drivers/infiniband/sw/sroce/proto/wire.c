@@ -8,6 +8,7 @@
  * emits (reserved fields as zero) so no stale buffer content leaks out.
  */
 #include "wire.h"
+#include "sack.h"
 
 #define HLEN(hd)							\
 	(SROCE_BTH_BYTES +						\
@@ -321,7 +322,10 @@ int sroce_wire_opcode_for(enum sroce_transport tr, enum sroce_op_kind kind,
 	return (int)opcode;
 }
 
-/* BTH: byte 4 holds FECN, BECN and 6 reserved bits; byte 8 AckReq + 7. */
+/*
+ * BTH: byte 4 holds FECN, BECN and 6 reserved bits; byte 8 AckReq,
+ * the extension bit (reserved in the spec, sack.h) and 6 reserved bits.
+ */
 static void sroce_bth_get(const uint8_t *p, struct sroce_pkt_hdr *h)
 {
 	h->opcode = p[0];
@@ -334,6 +338,7 @@ static void sroce_bth_get(const uint8_t *p, struct sroce_pkt_hdr *h)
 	h->becn = p[4] & 0x40;
 	h->dest_qpn = sroce_be_load24(p + 5);
 	h->ackreq = p[8] & 0x80;
+	h->ext = p[8] & SROCE_BTH_EXT_BIT;
 	h->psn = sroce_be_load24(p + 9);
 }
 
@@ -345,7 +350,7 @@ static void sroce_bth_put(uint8_t *p, const struct sroce_pkt_hdr *h)
 	sroce_be_store16(p + 2, h->pkey);
 	p[4] = (h->fecn ? 0x80 : 0) | (h->becn ? 0x40 : 0);
 	sroce_be_store24(p + 5, h->dest_qpn);
-	p[8] = h->ackreq ? 0x80 : 0;
+	p[8] = (h->ackreq ? 0x80 : 0) | (h->ext ? SROCE_BTH_EXT_BIT : 0);
 	sroce_be_store24(p + 9, h->psn);
 }
 
@@ -445,8 +450,11 @@ static void sroce_ext_put(uint8_t *p, unsigned int hdrs,
  * pad can only be consistent if it fits in it.
  */
 static int sroce_wire_check_payload(const struct sroce_opcode_info *oi,
-				    size_t rest, unsigned int pad)
+				    size_t rest, unsigned int pad, bool ext)
 {
+	/* An ACK with the extension bit may carry a block (sack.h). */
+	if (ext && oi->kind == SROCE_OPK_ACK)
+		return pad || rest > SROCE_SACK_MAX_BYTES ? -EINVAL : 0;
 	if (!(oi->flags & SROCE_OPF_PAYLOAD))
 		return rest || pad ? -EINVAL : 0;
 	return pad > rest ? -EINVAL : 0;
@@ -481,7 +489,8 @@ int sroce_wire_parse(const uint8_t *buf, size_t len, struct sroce_pkt_hdr *h)
 
 	rest = len - oi->hdr_len - SROCE_ICRC_BYTES;
 	pad = (buf[1] >> 4) & 0x3;
-	err = sroce_wire_check_payload(oi, rest, pad);
+	err = sroce_wire_check_payload(oi, rest, pad,
+				       buf[8] & SROCE_BTH_EXT_BIT);
 	if (err)
 		return err;
 

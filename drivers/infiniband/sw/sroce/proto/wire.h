@@ -173,6 +173,7 @@ struct sroce_pkt_hdr {
 	bool becn;
 	uint32_t dest_qpn;	/* 24 bits */
 	bool ackreq;
+	bool ext;		/* sroce extension bit (sack.h); reserved */
 	uint32_t psn;		/* 24 bits */
 
 	/* RETH, and the first two fields of AtomicETH */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Selective acknowledgement blocks: built by the responder from its
+ * out-of-order queue, checked and read by the requester (sack.h).
+ */
+#include "sack.h"
+#include "psn.h"
+
+void sroce_sack_init(struct sroce_sack *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Add PSNs [@psn, @psn + @npsn), which must lie after every PSN added
+ * before: they extend the last block when they follow it directly.
+ * False (nothing added) when that would need a block beyond the last,
+ * or the range is empty or out of order.
+ */
+bool sroce_sack_add(struct sroce_sack *s, uint32_t psn, uint32_t npsn)
+{
+	struct sroce_sack_block *b;
+	uint32_t end;
+
+	if (!npsn || npsn >= SROCE_PSN_HALF || psn > SROCE_PSN_MASK)
+		return false;
+	if (s->n) {
+		b = &s->blk[s->n - 1];
+		end = sroce_psn_add(b->start, b->len);
+		if (sroce_psn_before(psn, end))
+			return false;
+		if (psn == end) {
+			if (b->len + npsn >= SROCE_PSN_HALF)
+				return false;
+			b->len += npsn;
+			return true;
+		}
+	}
+	if (s->n == SROCE_SACK_BLOCKS_MAX)
+		return false;
+	s->blk[s->n].start = psn;
+	s->blk[s->n].len = npsn;
+	s->n++;
+	return true;
+}
+
+size_t sroce_sack_bytes(const struct sroce_sack *s)
+{
+	return s->n ? SROCE_SACK_HDR_BYTES +
+		      (size_t)s->n * SROCE_SACK_BLOCK_BYTES : 0;
+}
+
+/* Write @s at @buf; the bytes written, or 0 if empty or @cap is short. */
+size_t sroce_sack_put(uint8_t *buf, size_t cap, const struct sroce_sack *s)
+{
+	size_t n = sroce_sack_bytes(s);
+	uint8_t *p = buf + SROCE_SACK_HDR_BYTES;
+	unsigned int i;
+
+	if (!n || n > cap || s->n > SROCE_SACK_BLOCKS_MAX)
+		return 0;
+	buf[0] = SROCE_EXT_SACK;
+	buf[1] = s->n;
+	buf[2] = 0;
+	buf[3] = 0;
+	for (i = 0; i < s->n; i++, p += SROCE_SACK_BLOCK_BYTES) {
+		sroce_be_store32(p, s->blk[i].start & SROCE_PSN_MASK);
+		sroce_be_store32(p + 4, s->blk[i].len);
+	}
+	return n;
+}
+
+/*
+ * Read the block of @len bytes after an ACK for @ack_psn.  It is from
+ * the network: every block must lie after the ACK's PSN, ascend, not
+ * touch the one before, and stay inside half the PSN space from the
+ * ACK.  0, or -EINVAL with @s empty.
+ */
+int sroce_sack_get(const uint8_t *buf, size_t len, uint32_t ack_psn,
+		   struct sroce_sack *s)
+{
+	uint32_t floor = sroce_psn_add(ack_psn, 1), start, n;
+	const uint8_t *p = buf + SROCE_SACK_HDR_BYTES;
+	unsigned int i;
+
+	sroce_sack_init(s);
+	if (len < SROCE_SACK_HDR_BYTES || buf[0] != SROCE_EXT_SACK)
+		return -EINVAL;
+	n = buf[1];
+	if (!n || n > SROCE_SACK_BLOCKS_MAX ||
+	    len != SROCE_SACK_HDR_BYTES + n * SROCE_SACK_BLOCK_BYTES)
+		return -EINVAL;
+	for (i = 0; i < n; i++, p += SROCE_SACK_BLOCK_BYTES) {
+		start = sroce_be_load32(p);
+		s->blk[i].start = start;
+		s->blk[i].len = sroce_be_load32(p + 4);
+		/* After the gap that made it: strictly beyond floor. */
+		if (start > SROCE_PSN_MASK || !s->blk[i].len ||
+		    !sroce_psn_after(start, floor) ||
+		    sroce_psn_sub(start, ack_psn) >= SROCE_PSN_HALF ||
+		    s->blk[i].len >= SROCE_PSN_HALF -
+				     sroce_psn_sub(start, ack_psn))
+			goto bad;
+		floor = sroce_psn_add(start, s->blk[i].len);
+	}
+	s->n = n;
+	return 0;
+bad:
+	sroce_sack_init(s);
+	return -EINVAL;
+}
+
+/* Is every PSN of [@psn, @psn + @npsn) inside one block? */
+bool sroce_sack_covers(const struct sroce_sack *s, uint32_t psn,
+		       uint32_t npsn)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		uint32_t off = sroce_psn_sub(psn, s->blk[i].start);
+
+		if (off < s->blk[i].len && npsn <= s->blk[i].len - off)
+			return true;
+	}
+	return false;
+}
+
+/* One past the highest PSN held; meaningless when @s is empty. */
+uint32_t sroce_sack_end(const struct sroce_sack *s)
+{
+	const struct sroce_sack_block *b = &s->blk[s->n ? s->n - 1 : 0];
+
+	return sroce_psn_add(b->start, b->len);
+}
+
+bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
+		     uint64_t rack_rtt, uint64_t reo_wnd)
+{
+	if (xmit >= rack_xmit || now < xmit)
+		return false;
+	return now - xmit >= rack_rtt + reo_wnd;
+}

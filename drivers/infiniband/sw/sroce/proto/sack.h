@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Selective acknowledgement, a sroce extension (Documentation/wire.rst,
+ * "Negotiated extensions").  A responder that holds requests beyond a
+ * gap reports which PSNs it holds in a block after the AETH of an ACK,
+ * so that the requester resends only what is missing.  Sent only to a
+ * requester that offered the extension: a standard peer never sees it.
+ *
+ * Wire layout, after the AETH, when the BTH's extension bit is set:
+ *   byte 0	type (SROCE_EXT_SACK)
+ *   byte 1	number of blocks, 1..SROCE_SACK_BLOCKS_MAX
+ *   bytes 2-3	reserved, 0
+ *   then per block: 4 bytes first PSN (24 bits), 4 bytes PSN count
+ * Blocks ascend from the ACK's PSN, never touch and never overlap.
+ */
+#ifndef _SROCE_PROTO_SACK_H
+#define _SROCE_PROTO_SACK_H
+
+#include "compat.h"
+
+/* BTH byte 8, bit 6 (reserved in the spec): see wire.rst. */
+#define SROCE_BTH_EXT_BIT	0x40
+
+#define SROCE_EXT_SACK		1
+#define SROCE_SACK_BLOCKS_MAX	8
+#define SROCE_SACK_HDR_BYTES	4
+#define SROCE_SACK_BLOCK_BYTES	8
+#define SROCE_SACK_MAX_BYTES	(SROCE_SACK_HDR_BYTES + \
+				 SROCE_SACK_BLOCKS_MAX * SROCE_SACK_BLOCK_BYTES)
+
+struct sroce_sack_block {
+	uint32_t start;		/* first PSN held */
+	uint32_t len;		/* PSNs held from there */
+};
+
+struct sroce_sack {
+	uint8_t n;
+	struct sroce_sack_block blk[SROCE_SACK_BLOCKS_MAX];
+};
+
+void sroce_sack_init(struct sroce_sack *s);
+bool sroce_sack_add(struct sroce_sack *s, uint32_t psn, uint32_t npsn);
+size_t sroce_sack_bytes(const struct sroce_sack *s);
+size_t sroce_sack_put(uint8_t *buf, size_t cap, const struct sroce_sack *s);
+int sroce_sack_get(const uint8_t *buf, size_t len, uint32_t ack_psn,
+		   struct sroce_sack *s);
+bool sroce_sack_covers(const struct sroce_sack *s, uint32_t psn,
+		       uint32_t npsn);
+uint32_t sroce_sack_end(const struct sroce_sack *s);
+
+/*
+ * RACK's rule (RFC 8985): a packet not acknowledged is lost once a
+ * packet sent after it was, and it has been out longer than that
+ * packet's round trip plus a reordering allowance.  Times in ns.
+ */
+bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
+		     uint64_t rack_rtt, uint64_t reo_wnd);
+
+#endif /* _SROCE_PROTO_SACK_H */

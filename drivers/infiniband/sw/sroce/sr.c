@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Selective repeat between sroce peers (Documentation/wire.rst,
+ * "Negotiated extensions").
+ *
+ * Negotiation is in band, so that it works whatever set the connection
+ * up (rdma_cm, perftest's own exchange, a kernel ULP): the requester sets
+ * the BTH extension bit on its requests, the offer; a responder that
+ * takes it up sets the bit on every response, the answer.  The first
+ * response decides.  A standard peer ignores a reserved bit and never
+ * sets it, so the requester stops offering after one round trip and
+ * both sides speak plain RoCEv2.
+ *
+ * Agreed, the responder holds requests that arrive beyond a gap, in PSN
+ * order, instead of dropping them with a sequence NAK, and its ACKs say
+ * which PSNs it holds (proto/sack.h).  It still executes requests in PSN
+ * order, from that queue, so every ordering rule of the verbs holds as
+ * it does without the extension.  The requester marks what a SACK holds,
+ * finds what is lost by RACK's rule, and resends only that.
+ */
+#include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
+
+#include "sroce.h"
+#include "rc.h"
+#include "trace.h"
+
+static bool selective_repeat = true;
+module_param(selective_repeat, bool, 0644);
+MODULE_PARM_DESC(selective_repeat,
+		 "Offer and accept selective repeat (sroce peers only), the default for new devices; per device: /sys/class/infiniband/DEV/selective_repeat [Y]");
+
+/* Bytes of requests one QP may hold beyond gaps (skb truesize). */
+#define SROCE_OFO_BYTES		(8U << 20)
+/* Packets held within one SACK block between two SACKs. */
+#define SROCE_OFO_ACK_EVERY	16
+/* The least reordering allowance before a hole is called a loss. */
+#define SROCE_REO_MIN_NS	(1 * NSEC_PER_MSEC)
+
+/* Where a held request sits in PSN space (skb->cb, ours in the engine). */
+struct sroce_ofo_cb {
+	u32 psn;
+	u32 npsn;
+};
+
+static struct sroce_ofo_cb *sroce_ofo_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_ofo_cb) > sizeof(skb->cb));
+	return (struct sroce_ofo_cb *)skb->cb;
+}
+
+bool sroce_sr_default(void)
+{
+	return READ_ONCE(selective_repeat);
+}
+
+static bool sroce_sr_enabled(const struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->sdev->sr);
+}
+
+/* Requester ------------------------------------------------------------ */
+
+/* RTS: offer the extension anew; a new peer may answer differently. */
+void sroce_sr_req_arm(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->sr = sroce_sr_enabled(qp) ? SROCE_SR_OFFER : SROCE_SR_OFF;
+	req->sacked = 0;
+	req->lost = 0;
+	req->rack_xmit_ns = 0;
+	req->rack_rtt_ns = 0;
+	req->reo_armed = false;
+}
+
+/*
+ * For restrack and debugfs: the requester's side ("offered" until the
+ * first response), and "accepted" when we only answer a peer's offer.
+ */
+const char *sroce_sr_name(const struct sroce_qp *qp)
+{
+	switch (READ_ONCE(qp->req.sr)) {
+	case SROCE_SR_ON:
+		return "on";
+	case SROCE_SR_OFFER:
+		return "offered";
+	default:
+		return READ_ONCE(qp->resp.sr_peer) ? "accepted" : "off";
+	}
+}
+
+/* The first response answers the offer, yes or no. */
+void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->sr != SROCE_SR_OFFER)
+		return;
+	req->sr = h->ext ? SROCE_SR_ON : SROCE_SR_OFF;
+	trace_sroce_sr(qp->ibqp.qp_num, req->sr);
+}
+
+/* A record leaves the scoreboard (acknowledged, or about to be resent). */
+void sroce_sr_req_forget(struct sroce_req *req, struct sroce_txpkt *p,
+			 u32 npsn)
+{
+	if (p->flags & SROCE_TXPKT_SACKED)
+		req->sacked -= min(npsn, req->sacked);
+	if ((p->flags & SROCE_TXPKT_LOST) && npsn == p->npsn) {
+		p->flags &= ~SROCE_TXPKT_LOST;
+		req->lost--;
+	}
+}
+
+/* @p was delivered (held or acknowledged): RACK's newest delivery. */
+static void sroce_sr_delivered(struct sroce_req *req,
+			       const struct sroce_txpkt *p, u64 now)
+{
+	if (p->xmit_ns <= req->rack_xmit_ns)
+		return;
+	req->rack_xmit_ns = p->xmit_ns;
+	/* Karn: a resent packet's delivery times neither copy. */
+	if (!(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns)
+		req->rack_rtt_ns = now - p->xmit_ns;
+}
+
+void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p)
+{
+	if (req->sr == SROCE_SR_ON && !(p->flags & SROCE_TXPKT_SACKED))
+		sroce_sr_delivered(req, p, local_clock());
+}
+
+static struct sroce_txpkt *sroce_sr_pkt(struct sroce_req *req, u32 i)
+{
+	return &req->pkts[i & (req->pkt_cap - 1)];
+}
+
+/* Mark the records @s holds; true if any was new. */
+static bool sroce_sr_mark_sacked(struct sroce_req *req,
+				 const struct sroce_sack *s, u64 now)
+{
+	u32 end = sroce_sack_end(s), i;
+	bool news = false;
+
+	for (i = req->pkt_tail; i != req->pkt_head; i++) {
+		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+
+		if (!sroce_psn_before(p->psn, end))
+			break;
+		if ((p->flags & SROCE_TXPKT_SACKED) ||
+		    !sroce_sack_covers(s, p->psn, p->npsn))
+			continue;
+		if (p->flags & SROCE_TXPKT_LOST) {
+			/* A resend is no longer needed. */
+			p->flags &= ~SROCE_TXPKT_LOST;
+			req->lost--;
+		}
+		p->flags |= SROCE_TXPKT_SACKED;
+		req->sacked += p->npsn;
+		sroce_sr_delivered(req, p, now);
+		news = true;
+	}
+	return news;
+}
+
+static u64 sroce_sr_reo_wnd(const struct sroce_req *req)
+{
+	return max_t(u64, req->rack_rtt_ns / 4, SROCE_REO_MIN_NS);
+}
+
+/*
+ * RACK over the records sent before the newest delivered one: lost if
+ * out longer than its round trip plus the allowance.  The earliest of
+ * the others arms the reorder timer for when it would be.
+ */
+static u32 sroce_sr_mark_lost(struct sroce_qp *qp, u64 now)
+{
+	struct sroce_req *req = &qp->req;
+	u64 reo = sroce_sr_reo_wnd(req), wait = 0, left;
+	u32 i, n = 0;
+
+	req->reo_armed = false;
+	/* Resent records break the time order: look at each up there. */
+	for (i = req->pkt_tail; i != req->pkt_head; i++) {
+		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+
+		/*
+		 * Beyond the last block a SACK reported the peer may hold
+		 * more than its eight blocks could say: not a hole yet.
+		 */
+		if (!sroce_psn_before(p->psn, req->sack_high))
+			break;
+		if (p->xmit_ns >= req->rack_xmit_ns ||
+		    (p->flags & (SROCE_TXPKT_SACKED | SROCE_TXPKT_LOST)))
+			continue;
+		if (sroce_rack_lost(now, p->xmit_ns, req->rack_xmit_ns,
+				    req->rack_rtt_ns, reo)) {
+			p->flags |= SROCE_TXPKT_LOST;
+			req->lost++;
+			n++;
+			continue;
+		}
+		left = p->xmit_ns + req->rack_rtt_ns + reo - now;
+		if (!wait || left < wait)
+			wait = left;
+	}
+	if (wait) {
+		req->reo_armed = true;
+		req->reo_at = jiffies + nsecs_to_jiffies(wait) + 1;
+		sroce_req_timer_set(qp, req->reo_at);
+	}
+	if (n)
+		sroce_req_congestion(qp, SROCE_WHY_SACK);
+	return n;
+}
+
+/* The reorder timer: look for losses again (comp.c's timer hook). */
+void sroce_sr_req_timer(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->reo_armed)
+		return;
+	if (time_before(jiffies, req->reo_at)) {
+		sroce_req_timer_set(qp, req->reo_at);
+		return;
+	}
+	if (sroce_sr_mark_lost(qp, local_clock()))
+		sroce_engine_kick(qp);
+}
+
+/*
+ * An ACK from an agreed peer may carry SACK blocks: read them (they come
+ * from the network), mark, look for losses.  @h is an ACK already taken
+ * as a cumulative acknowledgement, which may acknowledge nothing new.
+ */
+void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
+		       const struct sroce_pkt_hdr *h)
+{
+	u8 buf[SROCE_SACK_MAX_BYTES];
+	struct sroce_req *req = &qp->req;
+	struct sroce_sack s;
+	const u8 *p;
+	u64 now;
+
+	if (req->sr != SROCE_SR_ON || !h->ext || !h->payload_len)
+		return;
+	p = skb_header_pointer(skb, h->hdr_len, h->payload_len, buf);
+	if (!p || sroce_sack_get(p, h->payload_len, h->psn, &s)) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_BAD_RESP);
+		return;
+	}
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACKS_RCVD);
+	if (!req->sacked || sroce_psn_after(sroce_sack_end(&s), req->sack_high))
+		req->sack_high = sroce_sack_end(&s);
+	now = local_clock();
+	if (sroce_sr_mark_sacked(req, &s, now))
+		sroce_sr_mark_lost(qp, now);
+}
+
+/*
+ * A SACK repeats the cumulative ACK while the gap stays open: its PSN
+ * is una - 1, which the completer would take for a stale response.
+ */
+bool sroce_sr_req_dupack(struct sroce_qp *qp, const struct sk_buff *skb,
+			 const struct sroce_pkt_hdr *h)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->sr != SROCE_SR_ON || !h->ext || !h->payload_len ||
+	    sroce_wire_opcode_info(h->opcode)->kind != SROCE_OPK_ACK ||
+	    h->psn != sroce_psn_sub(req->una, 1) || req->una == req->psn_max)
+		return false;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_ACKS_RCVD);
+	sroce_sr_req_sack(qp, skb, h);
+	return true;
+}
+
+/* The oldest record marked lost, or NULL. */
+struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req)
+{
+	u32 i;
+
+	for (i = req->pkt_tail; i != req->pkt_head; i++) {
+		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+
+		if (p->flags & SROCE_TXPKT_LOST)
+			return p;
+	}
+	req->lost = 0;
+	return NULL;
+}
+
+/* Responder ------------------------------------------------------------ */
+
+void sroce_sr_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	__skb_queue_purge(&resp->ofo);
+	resp->ofo_bytes = 0;
+	resp->ofo_unacked = 0;
+	resp->sr_peer = false;
+}
+
+/* RTR: whether we may accept, fixed for the connection. */
+void sroce_sr_resp_arm(struct sroce_qp *qp)
+{
+	qp->resp.sr_ok = sroce_sr_enabled(qp);
+}
+
+/* A request from a peer that offered: answer yes, if we may. */
+void sroce_sr_resp_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
+{
+	if (h->ext && qp->resp.sr_ok)
+		qp->resp.sr_peer = true;
+}
+
+/* PSNs a request takes: a READ one per response packet. */
+static u32 sroce_sr_npsn(const struct sroce_qp *qp,
+			 const struct sroce_pkt_hdr *h)
+{
+	const struct sroce_opcode_info *oi = sroce_wire_opcode_info(h->opcode);
+
+	if (oi->kind != SROCE_OPK_READ_REQ)
+		return 1;
+	return sroce_seg_npsn(h->dma_len, qp->mtu) ?: 1;
+}
+
+/*
+ * A request beyond the expected PSN.  From an agreed peer it is held in
+ * PSN order (a copy already held is dropped) and a SACK becomes due.
+ * False if it cannot be held: the caller NAKs as the spec says.
+ */
+bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *h)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_ofo_cb *cb;
+	struct sk_buff *pos;
+
+	if (!resp->sr_peer || !h->ext)
+		return false;
+	if (resp->ofo_bytes + skb->truesize > SROCE_OFO_BYTES) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
+		return false;
+	}
+	skb_queue_reverse_walk(&resp->ofo, pos) {
+		u32 at = sroce_ofo_cb(pos)->psn;
+
+		if (at == h->psn) {
+			sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_DUP_REQ);
+			consume_skb(skb);
+			return true;
+		}
+		if (sroce_psn_before(at, h->psn))
+			break;
+	}
+	cb = sroce_ofo_cb(skb);
+	cb->psn = h->psn;
+	cb->npsn = sroce_sr_npsn(qp, h);
+	/* After pos, or first when the walk ran off the head. */
+	__skb_queue_after(&resp->ofo, pos, skb);
+	resp->ofo_bytes += skb->truesize;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_QUEUED);
+	/*
+	 * A SACK at once when a new block starts, which is what shows the
+	 * requester a loss; within a block only every few packets, or
+	 * when asked, to free its window.
+	 */
+	if (h->ackreq || ++resp->ofo_unacked >= SROCE_OFO_ACK_EVERY ||
+	    pos == (struct sk_buff *)&resp->ofo ||
+	    sroce_psn_add(sroce_ofo_cb(pos)->psn, sroce_ofo_cb(pos)->npsn) !=
+	    h->psn)
+		resp->ack_due = true;
+	return true;
+}
+
+static void sroce_sr_resp_unlink(struct sroce_resp *resp, struct sk_buff *skb)
+{
+	__skb_unlink(skb, &resp->ofo);
+	resp->ofo_bytes -= skb->truesize;
+}
+
+/*
+ * The held request at the expected PSN, if the gap before it closed;
+ * held ones that fell behind it (their resent copy came first) go.
+ */
+struct sk_buff *sroce_sr_resp_next(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&resp->ofo))) {
+		s32 d = sroce_psn_diff(sroce_ofo_cb(skb)->psn, resp->epsn);
+
+		if (d > 0)
+			return NULL;
+		if (!d)
+			return skb;
+		sroce_sr_resp_unlink(resp, skb);
+		consume_skb(skb);
+	}
+	return NULL;
+}
+
+void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	sroce_sr_resp_unlink(&qp->resp, skb);
+}
+
+/*
+ * The blocks for the next ACK: what is held beyond the gap, lowest PSNs
+ * first.  A held request at the expected PSN (the run ran out of budget
+ * before it) or behind it is not beyond a gap: the ACK covers it soon.
+ */
+void sroce_sr_resp_sack(struct sroce_qp *qp, struct sroce_sack *s)
+{
+	u32 epsn = qp->resp.epsn;
+	struct sk_buff *skb;
+
+	sroce_sack_init(s);
+	skb_queue_walk(&qp->resp.ofo, skb) {
+		struct sroce_ofo_cb *cb = sroce_ofo_cb(skb);
+
+		if (!sroce_psn_after(cb->psn, epsn))
+			continue;
+		if (!sroce_sack_add(s, cb->psn, cb->npsn))
+			break;
+	}
+}
