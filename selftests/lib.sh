@@ -450,6 +450,33 @@ counter_delta() {
 		END { print v[2] - v[1] }' "$1" "$2"
 }
 
+# rc_qp_detail NS DEV: DEV's first RTS RC QP from `rdma -j resource show
+# qp -dd`, flattened to one "name value ..." line (the text form may wrap
+# the driver detail, which rdma(8) prefixes with drv_).
+rc_qp_detail() {
+	in_ns "$1" rdma -j resource show qp link "$2/1" -dd |
+		python3 -c '
+import json, sys
+def flat(o, out):
+    for k, v in o.items():
+        if isinstance(v, dict):
+            flat(v, out)
+        else:
+            out.append("%s %s" % (k, v))
+for q in json.load(sys.stdin):
+    if q.get("type") == "RC" and q.get("state") == "RTS":
+        out = []
+        flat(q, out)
+        print(" ".join(out))
+        break
+'
+}
+
+# detail_field LINE NAME: the value after NAME in a "name value ..." line.
+detail_field() {
+	echo "$1" | tr -s ' ' '\n' | awk -v n="$2" '$0 == n { getline; print; exit }'
+}
+
 # cm_listening PORT: an RDMA CM listener is bound to PORT.
 cm_listening() {
 	rdma res show cm_id 2>/dev/null | grep LISTEN |

@@ -36,6 +36,7 @@ int sroce_kunit_psn(void);
 int sroce_kunit_req(void);
 int sroce_kunit_resp(void);
 int sroce_kunit_sack(void);
+int sroce_kunit_cc(void);
 int sroce_kunit_wire(void);
 
 static int tap_count;

@@ -338,8 +338,8 @@ class Checker:
 
     def summary(self):
         n = self.n
-        print("extension: sroce offered on %d requests; peers %s offered, "
-              "%s accepted; sroce answered on %d responses, %d with SACK "
+        print("extension: sroce offered on %d requests; offered by %s, "
+              "accepted by %s; sroce answered on %d responses, %d with SACK "
               "blocks" % (sum(self.offers.values()),
                           sorted(map(str, self.peer_offered)) or "none",
                           sorted(map(str, self.peer_accepted)) or "none",

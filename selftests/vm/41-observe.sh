@@ -18,7 +18,7 @@ MTU=1024		# ibv_rc_pingpong's default path MTU
 # (rdma(8) prints each with a "drv_" prefix).
 FIELDS="home_cpu psn_next psn_una psn_max in_flight psn_expected msn cwnd
 	srtt_us rttvar_us retransmits timeouts retry_left tx_queued sacked lost
-	ofo_held cc sr"
+	ofo_held bw_pps min_rtt_us pace_pps cc sr"
 
 pingpong() {
 	local iters=$1
@@ -87,31 +87,8 @@ live_stop() {
 	done
 }
 
-# The client's RTS RC QP from `rdma -j resource show qp -dd`, flattened
-# to one "name value ..." line (the text form may wrap the driver detail).
-res_qp() {
-	ip netns exec ns2 rdma -j resource show qp link fab2/1 -dd |
-		python3 -c '
-import json, sys
-def flat(o, out):
-    for k, v in o.items():
-        if isinstance(v, dict):
-            flat(v, out)
-        else:
-            out.append("%s %s" % (k, v))
-for q in json.load(sys.stdin):
-    if q.get("type") == "RC" and q.get("state") == "RTS":
-        out = []
-        flat(q, out)
-        print(" ".join(out))
-        break
-'
-}
-
-# field LINE NAME: the value after NAME in a "name value ..." line.
-field() {
-	echo "$1" | tr -s ' ' '\n' | awk -v n="$2" '$0 == n { getline; print; exit }'
-}
+res_qp() { rc_qp_detail ns2 fab2; }
+field() { detail_field "$@"; }
 
 live_rtt_measured() {
 	local l

@@ -7,8 +7,10 @@
 # RC WRITE 64 KiB (rxe0 on eth0), and iperf3 with CUBIC and with BBR.
 # VM B runs the servers, VM A the clients, and prints the table.  Not a
 # timed test: it fails only if setup fails.  LFN_SECONDS (20) per TCP run
-# (perftest moves LFN_SECONDS * 10 messages of 64 KiB),
-# LFN_LOSS ("0 0.1 1"), LFN_DELAY_MS (50, each way), passed on by
+# (perftest moves LFN_SECONDS * 10 messages of 64 KiB over rxe, and
+# LFN_SECONDS * 150 over sroce, about as long at 80 Mbit/s),
+# LFN_LOSS ("0 0.1 1"), LFN_DELAY_MS (50, each way), LFN_CC (sroce's
+# congestion control, wan; selective repeat is on), passed on by
 # make bench-lfn (SROCE_GUEST_ENV).
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
@@ -17,6 +19,8 @@ set -u
 SECS=${LFN_SECONDS:-20}
 # 64 KiB messages: 20 s at about 5 Mbit/s (rxe), 1.3 s at 90.
 ITERS=$((SECS * 10))
+SROCE_ITERS=$((SECS * 150))
+CC=${LFN_CC:-wan}
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
 N=0
@@ -38,6 +42,7 @@ setup() {
 		ip -n lfn link set mv0 up && ip -n lfn link set lo up || return 1
 	rdma link add rxe0 type rxe netdev eth0 || return 1
 	ip netns exec lfn rdma link add fab0 type sroce netdev mv0 || return 1
+	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
 	# rxe lists each address as RoCE v1 and v2: iop_gid picks v2.
@@ -71,11 +76,11 @@ run() {
 	cli=("$@")
 	N=$((N + 1))
 	if [ "$SROCE_VM" = B ]; then
-		timeout $((SECS * 4 + 120)) "${pre[@]}" "${srv[@]}" \
+		timeout $((SECS * 8 + 120)) "${pre[@]}" "${srv[@]}" \
 			>"$SROCE_RESULTS/$name.server.log" 2>&1 &
 		pid=$!
 		wait_for 60 listening "$ns" "$PORT" && sync_signal "r$N-ready"
-		sync_wait "r$N-done" $((SECS * 4 + 120)) ||
+		sync_wait "r$N-done" $((SECS * 8 + 120)) ||
 			echo "$name: the client never finished" >&2
 		# A server whose client failed would wait on forever.
 		sleep 5
@@ -83,13 +88,13 @@ run() {
 		wait "$pid"
 	else
 		if sync_wait "r$N-ready" 90; then
-			timeout $((SECS * 4 + 60)) "${pre[@]}" "${cli[@]}" \
+			timeout $((SECS * 8 + 60)) "${pre[@]}" "${cli[@]}" \
 				>"$SROCE_RESULTS/$name.log" 2>&1 ||
 				echo "$name: client failed (see $name.log)" >&2
 		fi
 		sync_signal "r$N-done"
 	fi
-	sync_barrier "r$N-end" $((SECS * 4 + 180))
+	sync_barrier "r$N-end" $((SECS * 8 + 180))
 }
 
 # Goodput of a perftest run in Mbit/s, timed apart from perftest: its
@@ -98,6 +103,7 @@ run() {
 # netdev's tx_bytes every 0.1 s; the transfer runs from the first sample
 # that grew by more than a message to the last that grew at all, and
 # carried ITERS * 64 KiB of payload (retransmits are not goodput).
+# goodput_mbit FILE MESSAGES
 sample_tx() {
 	local f=/sys/class/net/$2/statistics/tx_bytes
 	while :; do
@@ -107,7 +113,7 @@ sample_tx() {
 }
 
 goodput_mbit() {
-	awk -v bytes=$((ITERS * 65536)) '
+	awk -v bytes=$(($2 * 65536)) '
 		NR == 1 { prev = $2; next }
 		$2 - prev > 65536 && !t0 { t0 = last_t }
 		$2 != prev { t1 = $1 }
@@ -120,7 +126,7 @@ iperf_mbit() {
 }
 
 perf() {
-	local name=$1 ns=$2 dev=$3 gid=$4 peer=$5 netdev=$6 spid
+	local name=$1 ns=$2 dev=$3 gid=$4 peer=$5 netdev=$6 iters=$7 spid
 	PORT=$((PORT + 1))
 	# sroce's QPs mid-run (window, RTT, in flight), for the record.
 	if [ "$SROCE_VM" = A ] && [ -d "/sys/kernel/debug/sroce/$dev" ]; then
@@ -133,13 +139,13 @@ perf() {
 	fi
 	run "$name" "$ns" -- \
 		ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
-			-n "$ITERS" -p "$PORT" -- \
+			-n "$iters" -p "$PORT" -- \
 		ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
-			-n "$ITERS" -p "$PORT" "$peer"
+			-n "$iters" -p "$PORT" "$peer"
 	[ "$SROCE_VM" = B ] && return 0
 	kill "$spid"
 	wait "$spid" 2>/dev/null
-	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx")
+	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
 }
 
 tcp() {
@@ -154,9 +160,9 @@ round() {
 	local loss=$1
 	path "$loss" || return 1
 	sync_barrier "path-$loss" 120 || return 1
-	perf "sroce-$loss" lfn fab0 "$GS" 192.168.79.2 mv0
+	perf "sroce-$loss" lfn fab0 "$GS" 192.168.79.2 mv0 "$SROCE_ITERS"
 	[ "$SROCE_VM" = B ] || RES[cnt-$loss]=$(counters lfn fab0)
-	perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0
+	perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
 	tcp "cubic-$loss" cubic
 	tcp "bbr-$loss" bbr
 }
@@ -164,6 +170,7 @@ round() {
 table() {
 	local loss
 	echo "## 100 Mbit/s, $((DELAY * 2)) ms RTT (netem both ways), ${SECS} s per run, Mbit/s"
+	echo "sroce: congestion control $CC, selective repeat on"
 	echo "| loss   | sroce RC WRITE | rxe RC WRITE | TCP CUBIC | TCP BBR | sroce/rxe |"
 	echo "|--------|----------------|--------------|-----------|---------|-----------|"
 	for loss in $LOSSES; do

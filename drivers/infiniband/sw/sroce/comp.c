@@ -146,6 +146,7 @@ static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 {
 	struct sroce_req *req = &qp->req;
+	u64 now = local_clock();
 	u32 acked;
 
 	if (!sroce_psn_after(next, req->una))
@@ -153,7 +154,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 	acked = sroce_psn_sub(next, req->una);
 	req->una = next;
 	sroce_comp_rtt(req, next);
-	sroce_req_acked(qp, acked);
+	sroce_cc_acked(qp, acked);
 	while (req->pkt_tail != req->pkt_head) {
 		struct sroce_txpkt *p =
 			&req->pkts[req->pkt_tail & (req->pkt_cap - 1)];
@@ -169,6 +170,8 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 			}
 			break;
 		}
+		if (!(p->flags & SROCE_TXPKT_SACKED))
+			sroce_cc_delivered(req, p, now);
 		sroce_sr_req_acked(req, p);
 		sroce_sr_req_forget(req, p, p->npsn);
 		req->pkt_tail++;
@@ -218,7 +221,7 @@ void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 				sroce_cnt_inc(sroce_qp_cnt(qp),
 					      SROCE_CNT_IMPLIED_NAKS);
 				sroce_comp_advance(qp, want);
-				sroce_req_congestion(qp, SROCE_WHY_IMPLIED);
+				sroce_cc_loss(qp, SROCE_WHY_IMPLIED);
 				sroce_comp_resend(qp, want);
 				return;
 			}
@@ -255,7 +258,7 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp, u32 psn)
 		return;
 	if (!sroce_comp_retry(qp))
 		return;
-	sroce_req_congestion(qp, SROCE_WHY_SEQ_NAK);
+	sroce_cc_loss(qp, SROCE_WHY_SEQ_NAK);
 	sroce_req_rewind(qp, psn, SROCE_WHY_SEQ_NAK);
 }
 
@@ -435,6 +438,8 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_comp_retire_errors(qp);
 	}
 out:
+	/* Selective ACKs deliver too: even an ACK otherwise stale. */
+	sroce_cc_ack_done(qp);
 	consume_skb(skb);
 }
 
@@ -487,6 +492,10 @@ void sroce_comp_timers(struct sroce_qp *qp)
 	/* Timeout 0 is "infinite": resend forever, never give up. */
 	if (READ_ONCE(qp->timeout) && !sroce_comp_retry(qp))
 		return;
-	sroce_req_congestion(qp, SROCE_WHY_TIMEOUT);
-	sroce_req_rewind(qp, req->una, SROCE_WHY_TIMEOUT);
+	sroce_cc_loss(qp, SROCE_WHY_TIMEOUT);
+	/* What the peer holds need not go again: only the rest. */
+	if (req->sr == SROCE_SR_ON)
+		sroce_sr_req_rto(qp);
+	else
+		sroce_req_rewind(qp, req->una, SROCE_WHY_TIMEOUT);
 }

@@ -216,10 +216,35 @@ static ssize_t selective_repeat_store(struct device *device,
 }
 static DEVICE_ATTR_RW(selective_repeat);
 
+/* Congestion control of this device's QPs (cc.c), read at RTS. */
+static ssize_t cc_show(struct device *device, struct device_attribute *attr,
+		       char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", sroce_cc_mode_name(READ_ONCE(sdev->cc)));
+}
+
+static ssize_t cc_store(struct device *device, struct device_attribute *attr,
+			const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+	int mode = sroce_cc_parse(buf);
+
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(sdev->cc, mode);
+	return count;
+}
+static DEVICE_ATTR_RW(cc);
+
 static struct attribute *sroce_device_attrs[] = {
 	&dev_attr_parent.attr,
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_selective_repeat.attr,
+	&dev_attr_cc.attr,
 	NULL,
 };
 
@@ -260,6 +285,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_NOP;
 	sdev->sr = sroce_sr_default();
+	sdev->cc = sroce_cc_default_mode();
 	ida_init(&sdev->pd_ida);
 	/* Keys are index << 8 | variant, so the index must fit 24 bits. */
 	sroce_table_init(&sdev->mr_table, 1, SROCE_MAX_MR);

@@ -91,11 +91,16 @@ static enum hrtimer_restart sroce_engine_backoff_fn(struct hrtimer *t)
  */
 void sroce_engine_backoff(struct sroce_qp *qp)
 {
+	sroce_engine_backoff_ns(qp, SROCE_BACKOFF_NS);
+}
+
+/* Run again in @ns (pacing: cc.c), or sooner if the timer is set already. */
+void sroce_engine_backoff_ns(struct sroce_qp *qp, u64 ns)
+{
 	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags) ||
 	    hrtimer_active(&qp->req.backoff))
 		return;
-	hrtimer_start(&qp->req.backoff, ns_to_ktime(SROCE_BACKOFF_NS),
-		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&qp->req.backoff, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 
 /* Post a completion; a CQ overflow is fatal to the QP, as the spec says. */

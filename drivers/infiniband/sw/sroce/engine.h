@@ -15,6 +15,7 @@
 #include <net/dst_cache.h>
 
 #include "proto/req.h"
+#include "proto/cc.h"
 
 struct sroce_qp;
 struct sroce_dev;
@@ -46,6 +47,12 @@ enum sroce_why {
 	SROCE_WHY_ACK,		/* acknowledgements grew the window */
 	SROCE_WHY_SACK,		/* a SACK showed a packet lost (sr.c) */
 	SROCE_WHY_SACK_RESEND,	/* resending one packet a SACK found lost */
+};
+
+/* Congestion control policies (cc.c). */
+enum sroce_cc_mode {
+	SROCE_CC_AIMD,
+	SROCE_CC_WAN,
 };
 
 /* The requester's side of the selective repeat negotiation (sr.c). */
@@ -110,6 +117,20 @@ struct sroce_req {
 	 * (proto/req.c).  BDP estimates and pacing plug in here.
 	 */
 	struct sroce_cwnd cwnd;
+
+	/*
+	 * Congestion control (cc.c): the policy; the WAN model; packets
+	 * delivered so far and when the last was, and this ACK's rate
+	 * sample; the pace (0: none) and when the next data packet is due
+	 * (local_clock()).
+	 */
+	u8 cc;				/* enum sroce_cc_mode */
+	struct sroce_wan wan;
+	u64 delivered;
+	u64 delivered_ns;
+	struct sroce_rate_sample rs;
+	u64 pace_gap_ns;
+	u64 pace_next_ns;
 
 	/*
 	 * Selective repeat (sr.c): PSNs the peer holds beyond a gap, and

@@ -24,6 +24,11 @@ static void sroce_qp_snap_add(struct sroce_qp_snap *s, const char *name,
 	s->n++;
 }
 
+static u32 sroce_qp_snap_u32(u64 v)
+{
+	return v > U32_MAX ? U32_MAX : v;
+}
+
 /* The requester's and responder's sequence state, window and RTT. */
 static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 {
@@ -60,7 +65,16 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	sroce_qp_snap_add(s, "sacked", READ_ONCE(req->sacked));
 	sroce_qp_snap_add(s, "lost", READ_ONCE(req->lost));
 	sroce_qp_snap_add(s, "ofo_held", skb_queue_len_lockless(&qp->resp.ofo));
-	s->cc = sroce_req_cc_name(qp);
+	/* The WAN model (cc.c): 0 under AIMD or before the first sample. */
+	sroce_qp_snap_add(s, "bw_pps", sroce_qp_snap_u32(sroce_wan_bw(&req->wan)));
+	sroce_qp_snap_add(s, "min_rtt_us",
+			  sroce_qp_snap_u32(div_u64(READ_ONCE(req->wan.min_rtt_ns),
+						    NSEC_PER_USEC)));
+	sroce_qp_snap_add(s, "pace_pps", READ_ONCE(req->pace_gap_ns) ?
+			  sroce_qp_snap_u32(div64_u64(NSEC_PER_SEC,
+						      READ_ONCE(req->pace_gap_ns))) :
+			  0);
+	s->cc = sroce_cc_name(qp);
 	s->sr = sroce_sr_name(qp);
 }
 

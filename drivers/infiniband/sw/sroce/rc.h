@@ -91,6 +91,8 @@ struct sroce_txpkt {
 	u32 wqe;			/* SQ index */
 	u8 flags;			/* SROCE_TXPKT_* */
 	u64 xmit_ns;			/* local_clock() when last sent */
+	u64 del;			/* req.delivered when sent (cc.c) */
+	u64 del_ns;			/* req.delivered_ns then */
 };
 
 /* A responder resource: enough to answer a duplicate READ or ATOMIC. */
@@ -123,6 +125,7 @@ void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 void sroce_engine_fatal(struct sroce_qp *qp, enum ib_event_type event);
 void sroce_engine_error(struct sroce_qp *qp);
 void sroce_engine_backoff(struct sroce_qp *qp);
+void sroce_engine_backoff_ns(struct sroce_qp *qp, u64 ns);
 
 /* net_tx.c */
 void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
@@ -173,9 +176,6 @@ bool sroce_req_run(struct sroce_qp *qp, int budget);
 bool sroce_req_has_work(struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
-void sroce_req_congestion(struct sroce_qp *qp, enum sroce_why why);
-void sroce_req_acked(struct sroce_qp *qp, u32 n);
-const char *sroce_req_cc_name(const struct sroce_qp *qp);
 void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when);
 unsigned long sroce_req_rto(const struct sroce_qp *qp);
 bool sroce_req_flush(struct sroce_qp *qp, int budget);
@@ -190,6 +190,18 @@ void sroce_comp_retire_local(struct sroce_qp *qp);
 void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w,
 		    enum ib_wc_status status);
 
+/* cc.c: congestion control and pacing */
+void sroce_cc_arm(struct sroce_qp *qp);
+const char *sroce_cc_name(const struct sroce_qp *qp);
+void sroce_cc_loss(struct sroce_qp *qp, enum sroce_why why);
+void sroce_cc_acked(struct sroce_qp *qp, u32 n);
+void sroce_cc_sent(struct sroce_req *req, struct sroce_txpkt *p);
+void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
+			u64 now);
+void sroce_cc_ack_done(struct sroce_qp *qp);
+bool sroce_cc_pace_ok(struct sroce_qp *qp);
+void sroce_cc_paced(struct sroce_qp *qp);
+
 /* sr.c: selective repeat between sroce peers */
 void sroce_sr_req_arm(struct sroce_qp *qp);
 const char *sroce_sr_name(const struct sroce_qp *qp);
@@ -202,8 +214,10 @@ void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 bool sroce_sr_req_dupack(struct sroce_qp *qp, const struct sk_buff *skb,
 			 const struct sroce_pkt_hdr *h);
 void sroce_sr_req_timer(struct sroce_qp *qp);
+void sroce_sr_req_rto(struct sroce_qp *qp);
 struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req);
 void sroce_sr_resp_reset(struct sroce_qp *qp);
+void sroce_sr_resp_purge(struct sroce_qp *qp);
 void sroce_sr_resp_arm(struct sroce_qp *qp);
 void sroce_sr_resp_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
 bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,

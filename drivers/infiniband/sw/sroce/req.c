@@ -99,6 +99,7 @@ void sroce_req_arm(struct sroce_qp *qp)
 	req->rtt_timing = false;
 	memset(&req->rtt, 0, sizeof(req->rtt));
 	sroce_sr_req_arm(qp);
+	sroce_cc_arm(qp);
 	/* Pairs with the acquire in the work: the fields above first. */
 	smp_store_release(&req->ready, true);
 }
@@ -366,40 +367,6 @@ static bool sroce_req_window_open(struct sroce_req *req, u32 psn, u32 npsn)
 	       sroce_req_records_room(req);
 }
 
-/*
- * A loss, or a packet refused locally: halve the window, once per
- * episode (until everything sent before it is acknowledged).
- */
-void sroce_req_congestion(struct sroce_qp *qp, enum sroce_why why)
-{
-	struct sroce_req *req = &qp->req;
-
-	if (sroce_cwnd_loss(&req->cwnd, req->una, req->psn_max))
-		trace_sroce_cwnd(qp->ibqp.qp_num, req->cwnd.cwnd, why);
-}
-
-/*
- * The window's policy by name, for restrack and debugfs: additive
- * increase, multiplicative decrease (proto/req.c), with go-back-N.
- * Rate-based policies will name themselves here.
- */
-const char *sroce_req_cc_name(const struct sroce_qp *qp)
-{
-	return "aimd";
-}
-
-/* @n more PSNs acknowledged (una already moved): grow the window. */
-void sroce_req_acked(struct sroce_qp *qp, u32 n)
-{
-	struct sroce_cwnd *c = &qp->req.cwnd;
-	u32 old = c->cwnd;
-
-	sroce_cwnd_acked(c, qp->req.una, n);
-	/* Only growth is news: most ACKs leave a full window as it is. */
-	if (trace_sroce_cwnd_enabled() && c->cwnd != old)
-		trace_sroce_cwnd(qp->ibqp.qp_num, c->cwnd, SROCE_WHY_ACK);
-}
-
 /* Time this packet, first sent now, unless one is being timed already. */
 static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
 {
@@ -420,6 +387,7 @@ static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
 	p->wqe = req->cur;
 	p->flags = resent ? SROCE_TXPKT_RESENT : 0;
 	p->xmit_ns = local_clock();
+	sroce_cc_sent(req, p);
 	req->pkt_head++;
 }
 
@@ -466,8 +434,14 @@ static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 	 * rdma_rxe sets AckReq too and a peer or monitor may look for it
 	 * (selftests/tools/roce_check.py does).
 	 */
+	/*
+	 * And often enough for an ACK clock: at most an eighth of the
+	 * window apart, or a small window at a low rate waits whole round
+	 * trips for ACKs that the rate samples (cc.c) then misread.
+	 */
 	return last || sroce_kind_is_rd_atomic(kind) ||
-	       sroce_psn_sub(psn, req->ackreq_psn) >= SROCE_ACKREQ_EVERY ||
+	       sroce_psn_sub(psn, req->ackreq_psn) >=
+	       clamp(req->cwnd.cwnd / 8, 4U, (u32)SROCE_ACKREQ_EVERY) ||
 	       out >= req->cwnd.cwnd;
 }
 
@@ -583,10 +557,11 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	}
 	if (sroce_tx_xmit(qp, skb) == -ENOBUFS) {
 		/* Never left: send the same packet again shortly. */
-		sroce_req_congestion(qp, SROCE_WHY_LOCAL);
+		sroce_cc_loss(qp, SROCE_WHY_LOCAL);
 		sroce_engine_backoff(qp);
 		return -ENOBUFS;
 	}
+	sroce_cc_paced(qp);
 	return 0;
 }
 
@@ -649,7 +624,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 
 	if (!p)
 		return 0;
-	if (sroce_tx_throttled(qp))
+	if (sroce_tx_throttled(qp) || !sroce_cc_pace_ok(qp))
 		return -ENOBUFS;
 	w = sroce_req_wqe(qp, p->wqe);
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
@@ -659,11 +634,13 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 			     true, &o);
 	if (err)
 		return err;
-	/* Karn: the timed packet's ACK could now answer either copy. */
-	if (req->rtt_timing && sroce_psn_before_eq(p->psn, req->rtt_psn))
+	/* Karn: if it is the timed packet, its ACK could answer either copy. */
+	if (req->rtt_timing &&
+	    sroce_psn_in_window(req->rtt_psn, p->psn, p->npsn))
 		req->rtt_timing = false;
 	p->flags = (p->flags & ~SROCE_TXPKT_LOST) | SROCE_TXPKT_RESENT;
 	p->xmit_ns = local_clock();
+	sroce_cc_sent(req, p);
 	req->lost--;
 	req->ackreq_psn = o.psn;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
@@ -743,7 +720,7 @@ static int sroce_req_step(struct sroce_qp *qp)
 	if (!sroce_req_window_open(req, sroce_psn_add(w->first_psn, pkt),
 				   npsn))
 		return -ENOBUFS;
-	if (sroce_tx_throttled(qp))
+	if (sroce_tx_throttled(qp) || !sroce_cc_pace_ok(qp))
 		return -ENOBUFS;
 	return sroce_req_send(qp, w);
 }

@@ -922,8 +922,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int budget)
 	struct sroce_queue *q = &qp->rq;
 
 	__skb_queue_purge(&resp->pending);
-	__skb_queue_purge(&resp->ofo);
-	resp->ofo_bytes = 0;
+	sroce_sr_resp_purge(qp);
 	resp->rd.active = false;
 	resp->msg = SROCE_OPK_NONE;
 	resp->ack_due = false;

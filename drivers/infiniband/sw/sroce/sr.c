@@ -30,8 +30,15 @@ module_param(selective_repeat, bool, 0644);
 MODULE_PARM_DESC(selective_repeat,
 		 "Offer and accept selective repeat (sroce peers only), the default for new devices; per device: /sys/class/infiniband/DEV/selective_repeat [Y]");
 
-/* Bytes of requests one QP may hold beyond gaps (skb truesize). */
-#define SROCE_OFO_BYTES		(8U << 20)
+/*
+ * Bytes of requests one QP, and one device, may hold beyond gaps (skb
+ * truesize).  A QP must hold what arrives in the round trips a lost
+ * resend costs: at 20,000 packets a second and 3 KiB of truesize each,
+ * 32 MiB is half a second.  The device's bound keeps a peer with many
+ * QPs from pinning more.
+ */
+#define SROCE_OFO_BYTES		(32U << 20)
+#define SROCE_OFO_DEV_BYTES	(256UL << 20)
 /* Packets held within one SACK block between two SACKs. */
 #define SROCE_OFO_ACK_EVERY	16
 /* The least reordering allowance before a hole is called a loss. */
@@ -159,6 +166,7 @@ static bool sroce_sr_mark_sacked(struct sroce_req *req,
 		p->flags |= SROCE_TXPKT_SACKED;
 		req->sacked += p->npsn;
 		sroce_sr_delivered(req, p, now);
+		sroce_cc_delivered(req, p, now);
 		news = true;
 	}
 	return news;
@@ -211,8 +219,36 @@ static u32 sroce_sr_mark_lost(struct sroce_qp *qp, u64 now)
 		sroce_req_timer_set(qp, req->reo_at);
 	}
 	if (n)
-		sroce_req_congestion(qp, SROCE_WHY_SACK);
+		sroce_cc_loss(qp, SROCE_WHY_SACK);
 	return n;
+}
+
+/*
+ * The retransmit timer fired with selective repeat on: every packet the
+ * peer did not say it holds is lost, and goes again, oldest first;
+ * what it holds is not sent twice, as going back N would.
+ */
+void sroce_sr_req_rto(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 i;
+
+	trace_sroce_rewind(qp->ibqp.qp_num, req->una, req->psn_max,
+			   SROCE_WHY_TIMEOUT);
+	/* Karn, and the backoff that lets a short RTO catch up (req.c). */
+	req->rtt_timing = false;
+	sroce_rtt_timeout(&req->rtt);
+	for (i = req->pkt_tail; i != req->pkt_head; i++) {
+		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+
+		if (p->flags & (SROCE_TXPKT_SACKED | SROCE_TXPKT_LOST))
+			continue;
+		p->flags |= SROCE_TXPKT_LOST;
+		req->lost++;
+	}
+	req->rto_armed = true;
+	req->rto_at = jiffies + sroce_req_rto(qp);
+	sroce_req_timer_set(qp, req->rto_at);
 }
 
 /* The reorder timer: look for losses again (comp.c's timer hook). */
@@ -294,14 +330,37 @@ struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req)
 
 /* Responder ------------------------------------------------------------ */
 
-void sroce_sr_resp_reset(struct sroce_qp *qp)
+/* Drop everything held (ERROR, RESET, destroy). */
+void sroce_sr_resp_purge(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
 	__skb_queue_purge(&resp->ofo);
+	atomic_long_sub(resp->ofo_bytes, &qp->sdev->ofo_bytes);
 	resp->ofo_bytes = 0;
 	resp->ofo_unacked = 0;
-	resp->sr_peer = false;
+}
+
+void sroce_sr_resp_reset(struct sroce_qp *qp)
+{
+	sroce_sr_resp_purge(qp);
+	qp->resp.sr_peer = false;
+}
+
+/* Room for @skb, in the QP's bound and the device's; taken if so. */
+static bool sroce_sr_resp_charge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->ofo_bytes + skb->truesize > SROCE_OFO_BYTES)
+		return false;
+	if (atomic_long_add_return(skb->truesize, &qp->sdev->ofo_bytes) >
+	    SROCE_OFO_DEV_BYTES) {
+		atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
+		return false;
+	}
+	resp->ofo_bytes += skb->truesize;
+	return true;
 }
 
 /* RTR: whether we may accept, fixed for the connection. */
@@ -342,10 +401,6 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!resp->sr_peer || !h->ext)
 		return false;
-	if (resp->ofo_bytes + skb->truesize > SROCE_OFO_BYTES) {
-		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
-		return false;
-	}
 	skb_queue_reverse_walk(&resp->ofo, pos) {
 		u32 at = sroce_ofo_cb(pos)->psn;
 
@@ -357,12 +412,15 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		if (sroce_psn_before(at, h->psn))
 			break;
 	}
+	if (!sroce_sr_resp_charge(qp, skb)) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
+		return false;
+	}
 	cb = sroce_ofo_cb(skb);
 	cb->psn = h->psn;
 	cb->npsn = sroce_sr_npsn(qp, h);
 	/* After pos, or first when the walk ran off the head. */
 	__skb_queue_after(&resp->ofo, pos, skb);
-	resp->ofo_bytes += skb->truesize;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_QUEUED);
 	/*
 	 * A SACK at once when a new block starts, which is what shows the
@@ -377,10 +435,11 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 	return true;
 }
 
-static void sroce_sr_resp_unlink(struct sroce_resp *resp, struct sk_buff *skb)
+static void sroce_sr_resp_unlink(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	__skb_unlink(skb, &resp->ofo);
-	resp->ofo_bytes -= skb->truesize;
+	__skb_unlink(skb, &qp->resp.ofo);
+	qp->resp.ofo_bytes -= skb->truesize;
+	atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
 }
 
 /*
@@ -399,7 +458,7 @@ struct sk_buff *sroce_sr_resp_next(struct sroce_qp *qp)
 			return NULL;
 		if (!d)
 			return skb;
-		sroce_sr_resp_unlink(resp, skb);
+		sroce_sr_resp_unlink(qp, skb);
 		consume_skb(skb);
 	}
 	return NULL;
@@ -407,7 +466,7 @@ struct sk_buff *sroce_sr_resp_next(struct sroce_qp *qp)
 
 void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	sroce_sr_resp_unlink(&qp->resp, skb);
+	sroce_sr_resp_unlink(qp, skb);
 }
 
 /*

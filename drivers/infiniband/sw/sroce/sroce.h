@@ -91,6 +91,10 @@ struct sroce_dev {
 
 	/* Offer and accept selective repeat (sr.c); sysfs, read at RTR/RTS. */
 	bool sr;
+	/* Congestion control of its QPs (cc.c); sysfs, read at RTS. */
+	u8 cc;
+	/* Bytes its QPs hold beyond gaps (sr.c), against a device bound. */
+	atomic_long_t ofo_bytes;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -264,8 +268,11 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 int sroce_device_add(const char *name, struct net_device *ndev);
 extern const struct attribute_group sroce_device_attr_group;
 
-/* sr.c: the module parameter, the default of each new device */
+/* sr.c, cc.c: module parameters, the defaults of each new device */
 bool sroce_sr_default(void);
+u8 sroce_cc_default_mode(void);
+int sroce_cc_parse(const char *buf);
+const char *sroce_cc_mode_name(u8 mode);
 
 /* port.c */
 int sroce_port_query(struct ib_device *ibdev, u32 port,

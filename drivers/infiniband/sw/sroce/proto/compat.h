@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
+#include <linux/math64.h>
 #include <asm/byteorder.h>
 #else
 #include <stddef.h>
@@ -27,6 +28,16 @@
 #endif
 
 #define SROCE_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* 64-bit division, which 32-bit kernels do not have as an operator. */
+static inline uint64_t sroce_div64(uint64_t a, uint64_t b)
+{
+#ifdef __KERNEL__
+	return div64_u64(a, b);
+#else
+	return a / b;
+#endif
+}
 
 static inline uint16_t sroce_be_load16(const uint8_t *p)
 {

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The WAN congestion control's path model (cc.h).
+ */
+#include "cc.h"
+
+#define NS_PER_S	1000000000ULL
+
+/* PROBE_BW pacing gains, in quarters: probe, drain what it queued, cruise. */
+static const uint8_t sroce_wan_cycle_gain[SROCE_WAN_CYCLE] = {
+	5, 3, 4, 4, 4, 4, 4, 4
+};
+
+void sroce_wan_init(struct sroce_wan *w, uint32_t min_cwnd, uint32_t init,
+		    uint32_t max_cwnd, uint64_t now)
+{
+	memset(w, 0, sizeof(*w));
+	w->min_cwnd = min_cwnd ? min_cwnd : 1;
+	w->max_cwnd = max_cwnd < w->min_cwnd ? w->min_cwnd : max_cwnd;
+	w->cwnd = init < w->min_cwnd ? w->min_cwnd :
+		  init > w->max_cwnd ? w->max_cwnd : init;
+	w->state = SROCE_WAN_STARTUP;
+	w->min_rtt_at = now;
+	w->cycle_at = now;
+}
+
+/* The bottleneck bandwidth: the highest rate of the last rounds. */
+uint64_t sroce_wan_bw(const struct sroce_wan *w)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < SROCE_WAN_BW_ROUNDS; i++)
+		if (w->bw[i] > m)
+			m = w->bw[i];
+	return m;
+}
+
+/* Packets the path holds at the bottleneck's rate: bw x min RTT. */
+uint64_t sroce_wan_bdp(const struct sroce_wan *w)
+{
+	return sroce_div64(sroce_wan_bw(w) * w->min_rtt_ns, NS_PER_S);
+}
+
+static unsigned int sroce_wan_gain(const struct sroce_wan *w)
+{
+	switch (w->state) {
+	case SROCE_WAN_STARTUP:
+		return SROCE_WAN_STARTUP_GAIN;
+	case SROCE_WAN_DRAIN:
+		return 4 * 4 / SROCE_WAN_STARTUP_GAIN;	/* 1/3, in quarters */
+	default:
+		return sroce_wan_cycle_gain[w->cycle];
+	}
+}
+
+/* The rate to pace at; 0 until there is an estimate (do not pace). */
+uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w)
+{
+	uint64_t bw = sroce_wan_bw(w);
+
+	if (!bw || !w->min_rtt_ns)
+		return 0;
+	/* DRAIN's gain is below a quarter: compute it as a third. */
+	if (w->state == SROCE_WAN_DRAIN)
+		return bw * 4 / SROCE_WAN_STARTUP_GAIN ?: 1;
+	return bw * sroce_wan_gain(w) / 4 ?: 1;
+}
+
+/* A new round begins when a packet sent after the last one began is acked. */
+static bool sroce_wan_round(struct sroce_wan *w,
+			    const struct sroce_rate_sample *rs)
+{
+	if (rs->prior_delivered < w->round_end)
+		return false;
+	w->round_end = rs->delivered;
+	w->round++;
+	w->bw[w->round % SROCE_WAN_BW_ROUNDS] = 0;
+	return true;
+}
+
+static void sroce_wan_bw_sample(struct sroce_wan *w,
+				const struct sroce_rate_sample *rs)
+{
+	uint64_t n = rs->delivered - rs->prior_delivered, bw;
+	uint64_t *slot = &w->bw[w->round % SROCE_WAN_BW_ROUNDS];
+
+	/* A sample over less than a round trip overstates the rate. */
+	if (!n || !rs->interval_ns || rs->interval_ns < w->min_rtt_ns)
+		return;
+	bw = sroce_div64(n * NS_PER_S, rs->interval_ns);
+	if (bw > *slot)
+		*slot = bw;
+}
+
+static void sroce_wan_min_rtt(struct sroce_wan *w, uint64_t rtt, uint64_t now)
+{
+	if (!rtt)
+		return;
+	if (!w->min_rtt_ns || rtt <= w->min_rtt_ns ||
+	    now - w->min_rtt_at > SROCE_WAN_MIN_RTT_NS) {
+		w->min_rtt_ns = rtt;
+		w->min_rtt_at = now;
+	}
+}
+
+/* Startup ends once three rounds in a row brought no 25 % more. */
+static void sroce_wan_check_full(struct sroce_wan *w)
+{
+	uint64_t bw = sroce_wan_bw(w);
+
+	if (w->full)
+		return;
+	if (bw >= w->full_bw + w->full_bw / 4) {
+		w->full_bw = bw;
+		w->full_rounds = 0;
+		return;
+	}
+	if (++w->full_rounds >= 3)
+		w->full = true;
+}
+
+static void sroce_wan_state(struct sroce_wan *w,
+			    const struct sroce_rate_sample *rs, uint64_t now)
+{
+	switch (w->state) {
+	case SROCE_WAN_STARTUP:
+		if (w->full)
+			w->state = SROCE_WAN_DRAIN;
+		break;
+	case SROCE_WAN_DRAIN:
+		if (rs->inflight <= sroce_wan_bdp(w)) {
+			w->state = SROCE_WAN_PROBE_BW;
+			w->cycle = 2;		/* cruise first */
+			w->cycle_at = now;
+		}
+		break;
+	default:
+		if (now - w->cycle_at > w->min_rtt_ns) {
+			w->cycle = (w->cycle + 1) % SROCE_WAN_CYCLE;
+			w->cycle_at = now;
+		}
+		break;
+	}
+}
+
+/*
+ * The window: twice the BDP once it is known (enough for ACKs that come
+ * in bunches); in startup it grows by what each ACK delivers.
+ */
+static void sroce_wan_cwnd(struct sroce_wan *w,
+			   const struct sroce_rate_sample *rs)
+{
+	uint64_t target = sroce_wan_bdp(w) * SROCE_WAN_CWND_GAIN / 4;
+	uint64_t c = w->cwnd;
+
+	if (w->full && target)
+		c = c + rs->acked < target ? c + rs->acked : target;
+	else if (!target || c < target)
+		c += rs->acked;
+	if (c < w->min_cwnd)
+		c = w->min_cwnd;
+	if (c > w->max_cwnd)
+		c = w->max_cwnd;
+	w->cwnd = (uint32_t)c;
+}
+
+void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
+		   uint64_t now)
+{
+	bool round = sroce_wan_round(w, rs);
+
+	sroce_wan_min_rtt(w, rs->rtt_ns, now);
+	sroce_wan_bw_sample(w, rs);
+	if (round)
+		sroce_wan_check_full(w);
+	sroce_wan_state(w, rs, now);
+	sroce_wan_cwnd(w, rs);
+}

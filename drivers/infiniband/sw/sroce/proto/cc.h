@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The WAN congestion control: a model of the path, not a reaction to
+ * loss, in the manner of BBR (Cardwell et al., "BBR: Congestion-Based
+ * Congestion Control", ACM Queue 2016).  Each acknowledgement gives a
+ * delivery rate sample; the bottleneck bandwidth is the highest of the
+ * last ten rounds, the propagation delay the lowest RTT of the last ten
+ * seconds.  The requester paces at a gain times that bandwidth and keeps
+ * at most twice the bandwidth-delay product in flight.  Random loss
+ * moves neither estimate, so a lossy long path stays full, where AIMD
+ * (req.h) halves its window every round trip.
+ *
+ * Units: packets (PSNs) and nanoseconds; rates in packets per second.
+ */
+#ifndef _SROCE_PROTO_CC_H
+#define _SROCE_PROTO_CC_H
+
+#include "compat.h"
+
+/* Rounds the bandwidth filter remembers. */
+#define SROCE_WAN_BW_ROUNDS	10
+/* How long a minimum RTT stays valid. */
+#define SROCE_WAN_MIN_RTT_NS	10000000000ULL
+/* Gains in quarters: 2.89 ~ 2/ln 2 in startup, 2 for the window. */
+#define SROCE_WAN_STARTUP_GAIN	12	/* 3.0: doubles each round */
+#define SROCE_WAN_CWND_GAIN	8	/* 2.0 */
+#define SROCE_WAN_CYCLE		8	/* PROBE_BW phases */
+
+enum sroce_wan_state {
+	SROCE_WAN_STARTUP,	/* double the rate each round until full */
+	SROCE_WAN_DRAIN,	/* empty the queue startup built */
+	SROCE_WAN_PROBE_BW,	/* cruise at the bandwidth, probe now and then */
+};
+
+/* What one acknowledgement delivered (BBR's rate sample). */
+struct sroce_rate_sample {
+	uint64_t delivered;	/* packets delivered so far, this one included */
+	uint64_t prior_delivered;	/* when the newest acked packet left */
+	uint64_t interval_ns;	/* since the delivery before it left */
+	uint64_t rtt_ns;	/* of a packet sent once; 0: none */
+	uint32_t acked;		/* packets newly delivered by this ACK */
+	uint32_t inflight;	/* packets in flight after it */
+};
+
+struct sroce_wan {
+	uint8_t state;		/* enum sroce_wan_state */
+	uint8_t cycle;		/* PROBE_BW phase */
+	uint8_t full_rounds;	/* rounds without 25 % more bandwidth */
+	bool full;		/* startup found the bottleneck */
+	uint32_t round;
+	uint64_t round_end;	/* delivered count that ends the round */
+	uint64_t bw[SROCE_WAN_BW_ROUNDS];	/* per-round max, pps */
+	uint64_t full_bw;
+	uint64_t min_rtt_ns;	/* 0: none yet */
+	uint64_t min_rtt_at;
+	uint64_t cycle_at;
+	uint32_t cwnd;
+	uint32_t min_cwnd;
+	uint32_t max_cwnd;
+};
+
+void sroce_wan_init(struct sroce_wan *w, uint32_t min_cwnd, uint32_t init,
+		    uint32_t max_cwnd, uint64_t now);
+void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
+		   uint64_t now);
+uint64_t sroce_wan_bw(const struct sroce_wan *w);
+uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w);
+uint64_t sroce_wan_bdp(const struct sroce_wan *w);
+
+#endif /* _SROCE_PROTO_CC_H */

@@ -1,0 +1,114 @@
+#!/bin/bash
+# Congestion control (issue 7): the per-device policy knob
+# (/sys/class/infiniband/DEV/cc: aimd or wan), and the WAN mode at work
+# on a lossy path with a long round trip (netem delay 20 ms and loss 1 %
+# each way between ns1 and ns2): byte-exact RC traffic; mid-transfer the
+# QP shows cc wan, a bandwidth estimate, a minimum RTT of the path and a
+# pace; and, on the same path, the WAN mode keeps a bulk WRITE's window
+# where AIMD halves it on every loss: it moves more in the same time.
+# sroce-timeout: 1200
+# shellcheck disable=SC2317 # functions below are called via tap_check
+set -u
+. "$SROCE_TREE/selftests/lib.sh"
+
+RCV=$SROCE_TREE/selftests/verbs/rc_verify
+PORT=19500
+B=$SROCE_RESULTS/cc
+
+cc_set() {
+	echo "$2" >"/sys/class/infiniband/$1/cc"
+	[ "$(cat "/sys/class/infiniband/$1/cc")" = "$2" ]
+}
+
+path() {
+	ip netns exec ns1 tc qdisc replace dev v1 root netem delay 20ms loss 1% limit 100000 &&
+		ip netns exec ns2 tc qdisc replace dev v2 root netem delay 20ms loss 1% limit 100000
+}
+
+pingpong() {
+	PORT=$((PORT + 1))
+	run_pair ns1 ns2 "$PORT" -- \
+		ibv_rc_pingpong -d fab1 -g "$G4A" -s 65536 -n 30 -p "$PORT" --chk -- \
+		ibv_rc_pingpong -d fab2 -g "$G4B" -s 65536 -n 30 -p "$PORT" --chk 192.168.77.1 \
+		>"$B.pp.log" 2>&1 || { cat "$B.pp.log"; return 1; }
+}
+
+# A bulk WRITE from fab2 for 12 s; at 6 s, fab2's QP detail into $B.$1.qp.
+bulk() {
+	local spid
+	PORT=$((PORT + 1))
+	ip netns exec ns1 ib_write_bw -d fab1 -x "$G4A" -F -s 65536 -D 12 \
+		-p "$PORT" >"$B.$1.server" 2>&1 &
+	spid=$!
+	wait_listen ns1 "$PORT" || { kill "$spid"; return 1; }
+	counter_snap ns2 fab2 "$B.$1.before"
+	counter_snap ns1 fab1 "$B.$1.before1"
+	ip netns exec ns2 ib_write_bw -d fab2 -x "$G4B" -F -s 65536 -D 12 \
+		-p "$PORT" 192.168.77.1 >"$B.$1.client" 2>&1 &
+	sleep 6
+	rc_qp_detail ns2 fab2 >"$B.$1.qp"
+	wait $! || { cat "$B.$1.client"; kill "$spid"; return 1; }
+	wait "$spid" || { cat "$B.$1.server"; return 1; }
+	counter_snap ns2 fab2 "$B.$1.after"
+	counter_snap ns1 fab1 "$B.$1.after1"
+	echo "$1: fab2 sent $(counter_delta "$B.$1.before" "$B.$1.after" tx_bytes) bytes," \
+		"resent $(counter_delta "$B.$1.before" "$B.$1.after" retransmits) packets" \
+		"($(counter_delta "$B.$1.before" "$B.$1.after" sack_retransmits) after a SACK," \
+		"$(counter_delta "$B.$1.before" "$B.$1.after" timeouts) timeouts);" \
+		"fab1 took $(counter_delta "$B.$1.before1" "$B.$1.after1" rx_packets) packets," \
+		"$(counter_delta "$B.$1.before1" "$B.$1.after1" rx_dup_requests) duplicates," \
+		"held $(counter_delta "$B.$1.before1" "$B.$1.after1" rx_ofo_queued)," \
+		"$(counter_delta "$B.$1.before1" "$B.$1.after1" rx_ofo_dropped) not;" \
+		"mid-run: $(cat "$B.$1.qp" | tr ' ' '\n' | paste - - |
+			awk '$1 ~ /^drv_(cc|cwnd|bw_pps|min_rtt_us|pace_pps|srtt_us|sr)$/' |
+			tr '\t\n' '= ')" | tee "$B.$1.summary"
+}
+
+f() { detail_field "$(cat "$B.$1.qp")" "$2"; }
+
+wan_live() {
+	bulk wan || return 1
+	[ "$(f wan drv_cc)" = wan ]
+	[ "$(f wan drv_sr)" = on ]
+	[ "$(f wan drv_bw_pps)" -gt 0 ]
+	[ "$(f wan drv_pace_pps)" -gt 0 ]
+	# netem adds 40 ms to each round trip; the minimum must see it.
+	[ "$(f wan drv_min_rtt_us)" -ge 40000 ]
+	[ "$(f wan drv_min_rtt_us)" -lt 200000 ]
+}
+
+aimd_live() {
+	bulk aimd || return 1
+	[ "$(f aimd drv_cc)" = aimd ]
+	[ "$(f aimd drv_pace_pps)" = 0 ]
+}
+
+# Both ran 12 s on the same path: the one that does not take random loss
+# for congestion moves more.
+wan_moves_more() {
+	local w a
+	w=$(counter_delta "$B.wan.before" "$B.wan.after" tx_bytes)
+	a=$(counter_delta "$B.aimd.before" "$B.aimd.after" tx_bytes)
+	echo "12 s, 1 % loss, 40 ms: wan $w bytes, aimd $a bytes"
+	[ "$w" -gt "$a" ]
+}
+
+tap_plan 16
+topo_sroce_pair
+
+tap_check "cc defaults to aimd" grep -qx aimd /sys/class/infiniband/fab1/cc
+tap_check "cc refuses an unknown policy" \
+	sh -c '! echo bogus >/sys/class/infiniband/fab1/cc'
+tap_check "fab1: cc wan" cc_set fab1 wan
+tap_check "fab2: cc wan" cc_set fab2 wan
+tap_require "netem: 20 ms and 1 % loss each way" path
+tap_check "wan: ibv_rc_pingpong --chk" pingpong
+tap_check "wan: rc_verify, every operation" \
+	"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 1024 -n 4 -s 200000
+tap_check "wan: a live bulk WRITE shows its model" wan_live
+tap_diag "$(cat "$B.wan.summary" 2>/dev/null)"
+tap_check "fab2: cc aimd" cc_set fab2 aimd
+tap_check "aimd: the same bulk WRITE, unpaced" aimd_live
+tap_diag "$(cat "$B.aimd.summary" 2>/dev/null)"
+tap_check "the WAN mode moves more on a lossy path" wan_moves_more
+tap_done
