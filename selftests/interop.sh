@@ -276,30 +276,15 @@ iop_matrix() {
 
 # ----------------------------------------------------------- capture ----
 
-# iop_capture_start: VM A records UDP 4791 on eth0 (classic pcap for the
-# checker; a large buffer, since TCG is slow to drain it).  tap_check runs
-# it in a subshell, so dumpcap's pid goes to a file.
+# iop_capture_start: VM A records UDP 4791 on eth0 (capture_start).
 iop_capture_start() {
 	[ "$SROCE_VM" = A ] || return 0
-	dumpcap -q -P -B 64 -i eth0 -f 'udp port 4791' -w "$IOP_CAP" \
-		>/tmp/dumpcap.log 2>&1 &
-	echo $! >/tmp/dumpcap.pid
-	# dumpcap says so once the filter is attached.
-	wait_for 60 grep -q "Capturing on" /tmp/dumpcap.log
+	capture_start "" eth0 "$IOP_CAP"
 }
 
-_iop_gone() { ! kill -0 "$1" 2>/dev/null; }
-
-# iop_capture_stop: SIGTERM (a background job of a script ignores
-# SIGINT), and wait until dumpcap has written its statistics: it has
-# flushed and closed the file by then.
+# iop_capture_stop: capture_stop, then keep a copy.
 iop_capture_stop() {
-	local pid
-	pid=$(cat /tmp/dumpcap.pid)
-	kill -TERM "$pid"
-	wait_for 60 _iop_gone "$pid"
-	cat /tmp/dumpcap.log
-	grep -q "Packets captured" /tmp/dumpcap.log
+	capture_stop "$IOP_CAP" || return 1
 	# Kept for a look with wireshark when the checks fail.
 	gzip -1 -c "$IOP_CAP" >"$SROCE_RESULTS/interop.pcap.gz" || true
 	test -s "$IOP_CAP"

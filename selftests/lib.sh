@@ -477,6 +477,32 @@ detail_field() {
 	echo "$1" | tr -s ' ' '\n' | awk -v n="$2" '$0 == n { getline; print; exit }'
 }
 
+# capture_start NS IFACE FILE: record UDP 4791 on IFACE in namespace NS
+# ("" for this one) into FILE, a classic pcap (what roce_check.py reads),
+# with a large buffer since TCG is slow to drain it.  tap_check runs this
+# in a subshell, so dumpcap's pid goes to FILE.pid.
+capture_start() {
+	in_ns "$1" dumpcap -q -P -B 64 -i "$2" -f 'udp port 4791' -w "$3" \
+		>"$3.log" 2>&1 &
+	echo $! >"$3.pid"
+	# dumpcap says so once the filter is attached.
+	wait_for 60 grep -q "Capturing on" "$3.log"
+}
+
+_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# capture_stop FILE: SIGTERM (a background job of a script ignores
+# SIGINT), and wait until dumpcap has written its statistics: it has
+# flushed and closed FILE by then.
+capture_stop() {
+	local pid
+	pid=$(cat "$1.pid")
+	kill -TERM "$pid"
+	wait_for 60 _gone "$pid"
+	cat "$1.log"
+	grep -q "Packets captured" "$1.log"
+}
+
 # cm_listening PORT: an RDMA CM listener is bound to PORT.
 cm_listening() {
 	rdma res show cm_id 2>/dev/null | grep LISTEN |

@@ -92,34 +92,17 @@ negotiated() {
 	fi
 }
 
-# Capture what crosses v1, for roce_check.py (classic pcap).
-cap_start() {
-	ip netns exec ns1 dumpcap -q -P -B 64 -i v1 -f 'udp port 4791' \
-		-w "/tmp/$1.pcap" >"/tmp/dumpcap-$1.log" 2>&1 &
-	echo $! >/tmp/dumpcap.pid
-	wait_for 60 grep -q "Capturing on" "/tmp/dumpcap-$1.log"
-}
-
-_gone() { ! kill -0 "$1" 2>/dev/null; }
-
-cap_stop() {
-	local pid
-	pid=$(cat /tmp/dumpcap.pid)
-	kill -TERM "$pid"
-	wait_for 60 _gone "$pid"
-	grep -q "Packets captured" "/tmp/dumpcap-$1.log"
-}
-
 # bulk NAME: ib_write_bw fab2 -> fab1 under loss, captured; its counters
 # and the drops around it in $B.NAME.*.
 bulk() {
 	local d0 rc=0
 	d0=$(drops)
 	snap "$1-0"
-	cap_start "$1" || return 1
+	# What crosses v1, for roce_check.py.
+	capture_start ns1 v1 "/tmp/$1.pcap" || return 1
 	perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 ib_write_bw \
 		-s 65536 -n 150 >"$B.$1.log" 2>&1 || rc=1
-	cap_stop "$1" || rc=1
+	capture_stop "/tmp/$1.pcap" >/dev/null || rc=1
 	[ "$rc" = 0 ] || { cat "$B.$1.log"; return 1; }
 	snap "$1-1"
 	echo $(($(drops) - d0)) >"$B.$1.drops"
