@@ -108,5 +108,5 @@ bench: deps
 # 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.
 bench-lfn: deps
 	$(MAKE) all
-	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS" \
+	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS LFN_CC LFN_ONLY" \
 		tools/qemu/run-test --vms 2 --timeout 3000 --follow tools/bench/bench-lfn.sh

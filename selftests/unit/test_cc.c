@@ -5,7 +5,9 @@
  * second) with a deep FIFO queue, 100 ms of round trip, random loss of
  * data packets, an ACK for every packet, and a sender that finds losses
  * as soon as a later packet is acknowledged (what selective repeat
- * gives).  Issue 7's targets are checked on it: at least 92 % of the
+ * gives), whose pacing timer fires 2 ms late and who sees ACKs in
+ * bunches every 5 ms, as a guest may.  Issue
+ * 7's targets are checked on it: at least 92 % of the
  * link clean, 91 % at 0.1 % loss and 89 % at 1 %, with little queue;
  * and AIMD on the same path, which halves on loss, shown to collapse.
  */
@@ -16,6 +18,9 @@
 #define NS		1000000000ULL
 #define MS		1000000ULL
 #define US		1000ULL
+/* How late the sender's pacing timer fires; how ACKs bunch up. */
+#define WAKE_LATE	(2 * MS)
+#define ACK_BATCH	(5 * MS)
 
 static void test_rules(void)
 {
@@ -76,6 +81,7 @@ struct spkt {
 	uint64_t sent;
 	uint64_t del;		/* delivered count when sent */
 	uint64_t del_t;		/* time of that delivery */
+	uint64_t first_tx;	/* send time of the packet delivered then */
 	bool acked;
 	bool lost;
 };
@@ -95,7 +101,8 @@ struct sim {
 	uint32_t ah, at;
 	/* sender */
 	struct spkt p[RING];
-	uint64_t next_seq, oldest, delivered, del_t, pipe, next_send;
+	uint64_t next_seq, oldest, delivered, del_t, first_tx, pipe, next_send;
+	uint64_t wake;
 	/* measurement */
 	uint64_t good, qdelay_sum, qdelay_n;
 };
@@ -161,12 +168,15 @@ static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 	s->pipe--;
 	s->delivered++;
 	s->del_t = t;
+	s->first_tx = k->sent;
 	s->good++;
 	if (s->oldest == seq)
 		s->oldest++;
 	rs.delivered = s->delivered;
 	rs.prior_delivered = k->del;
-	rs.interval_ns = t - k->del_t;
+	/* The longer of the ACK and the send intervals (cc.c). */
+	rs.interval_ns = t - k->del_t > k->sent - k->first_tx ?
+			 t - k->del_t : k->sent - k->first_tx;
 	rs.rtt_ns = t - k->sent;
 	rs.acked = 1;
 	rs.inflight = (uint32_t)s->pipe;
@@ -195,10 +205,12 @@ static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
 	sroce_wan_init(&x.w, 16, 1024, 8192, 0);
 	sroce_cwnd_init(&x.c, 16, 1024, 8192, 8);
 	for (t = 0; t < end; t += dt) {
-		/* ACKs due */
-		while (s.ah != s.at && s.ack_t[s.ah % RING] <= t) {
+		/* ACKs due, taken in bunches as a slow guest does */
+		while (t % ACK_BATCH == 0 && s.ah != s.at &&
+		       s.ack_t[s.ah % RING] <= t) {
 			sim_ack(&s, &x, s.ack_s[s.ah % RING], t);
 			s.ah++;
+			s.wake = t;	/* an ACK runs the engine */
 		}
 		/* the bottleneck serves its queue */
 		while (s.qh != s.qt && s.link_free <= t) {
@@ -218,22 +230,30 @@ static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
 			s.ack_s[s.at % RING] = seq;
 			s.at++;
 		}
-		/* the sender: window, then pacing */
-		while (s.pipe < snd_cwnd(&x) && s.qt - s.qh < RING - 1 &&
-		       (!snd_gap(&x) || s.next_send <= t)) {
+		/*
+		 * The sender, when woken (an ACK, its pacing timer): window,
+		 * then pace.  Its timer fires WAKE_LATE late, as a guest's do.
+		 */
+		while (t >= s.wake && s.pipe < snd_cwnd(&x) &&
+		       s.qt - s.qh < RING - 1) {
 			struct spkt *k = &s.p[s.next_seq % RING];
 			uint64_t gap = snd_gap(&x);
 
+			if (gap && !sroce_pace_ok(s.next_send, t)) {
+				s.wake = s.next_send - SROCE_PACE_EARLY_NS +
+					 WAKE_LATE;
+				break;
+			}
 			k->sent = t;
 			k->del = s.delivered;
 			k->del_t = s.del_t ? s.del_t : t;
+			k->first_tx = s.first_tx ? s.first_tx : t;
 			k->acked = false;
 			k->lost = false;
 			s.q[s.qt++ % RING] = s.next_seq++;
 			s.pipe++;
 			if (gap)
-				s.next_send = (s.next_send + 200 * US > t ?
-					       s.next_send : t - 200 * US) + gap;
+				s.next_send = sroce_pace_next(s.next_send, t, gap);
 		}
 		if (t == warm)
 			good_at_warm = s.good;

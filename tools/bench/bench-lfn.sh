@@ -21,6 +21,8 @@ SECS=${LFN_SECONDS:-20}
 ITERS=$((SECS * 10))
 SROCE_ITERS=$((SECS * 150))
 CC=${LFN_CC:-wan}
+# Which to measure (LFN_ONLY): a subset for a quicker look.
+ONLY=" ${LFN_ONLY:-sroce rxe cubic bbr} "
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
 N=0
@@ -128,10 +130,12 @@ iperf_mbit() {
 perf() {
 	local name=$1 ns=$2 dev=$3 gid=$4 peer=$5 netdev=$6 iters=$7 spid
 	PORT=$((PORT + 1))
-	# sroce's QPs mid-run (window, RTT, in flight), for the record.
+	# sroce's QPs every 5 s (window, RTT, model), for the record.
 	if [ "$SROCE_VM" = A ] && [ -d "/sys/kernel/debug/sroce/$dev" ]; then
-		(sleep $((SECS / 2 + 5)); cat "/sys/kernel/debug/sroce/$dev/qps") \
-			>"$SROCE_RESULTS/$name.qps" 2>&1 &
+		(for _ in $(seq $((SECS * 2))); do
+			sleep 5
+			grep RC "/sys/kernel/debug/sroce/$dev/qps"
+		done) >"$SROCE_RESULTS/$name.qps" 2>&1 &
 	fi
 	if [ "$SROCE_VM" = A ]; then
 		sample_tx "$ns" "$netdev" >"$SROCE_RESULTS/$name.tx" &
@@ -160,11 +164,14 @@ round() {
 	local loss=$1
 	path "$loss" || return 1
 	sync_barrier "path-$loss" 120 || return 1
-	perf "sroce-$loss" lfn fab0 "$GS" 192.168.79.2 mv0 "$SROCE_ITERS"
-	[ "$SROCE_VM" = B ] || RES[cnt-$loss]=$(counters lfn fab0)
-	perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
-	tcp "cubic-$loss" cubic
-	tcp "bbr-$loss" bbr
+	if [[ $ONLY == *" sroce "* ]]; then
+		perf "sroce-$loss" lfn fab0 "$GS" 192.168.79.2 mv0 "$SROCE_ITERS"
+		[ "$SROCE_VM" = B ] || RES[cnt-$loss]=$(counters lfn fab0)
+	fi
+	[[ $ONLY != *" rxe "* ]] ||
+		perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
+	[[ $ONLY != *" cubic "* ]] || tcp "cubic-$loss" cubic
+	[[ $ONLY != *" bbr "* ]] || tcp "bbr-$loss" bbr
 }
 
 table() {

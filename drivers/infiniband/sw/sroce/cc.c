@@ -16,9 +16,10 @@
  * Chosen per device (/sys/class/infiniband/DEV/cc, from the cc module
  * parameter when the device is created), read by each QP at RTS.
  *
- * Pacing spaces a QP's data packets by 1/rate, allowing a burst of
- * SROCE_PACE_QUANTUM_NS worth (1 ms), with the engine's hrtimer when the next
- * packet is not due yet; ACKs and READ responses are not paced.
+ * Pacing spaces a QP's data packets by 1/rate (proto/cc.h: a train of
+ * 1 ms per timer, and what a late timer lost made up), with the engine's
+ * hrtimer when the next packet is not due yet; ACKs and READ responses
+ * are not paced.
  */
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
@@ -26,13 +27,6 @@
 #include "sroce.h"
 #include "rc.h"
 #include "trace.h"
-
-/*
- * Packets may go this early: a train per timer, not a timer per packet.
- * Timers run late in a loaded or emulated guest, and the credit lost
- * to a late one is at most this: under it the pace could not be kept.
- */
-#define SROCE_PACE_QUANTUM_NS	(1 * NSEC_PER_MSEC)
 
 static const char * const sroce_cc_names[] = {
 	[SROCE_CC_AIMD] = "aimd",
@@ -92,6 +86,7 @@ void sroce_cc_arm(struct sroce_qp *qp)
 		       SROCE_WINDOW_MAX, now);
 	req->delivered = 0;
 	req->delivered_ns = now;
+	req->first_tx_ns = now;
 	memset(&req->rs, 0, sizeof(req->rs));
 	req->pace_gap_ns = 0;
 	req->pace_next_ns = now;
@@ -136,24 +131,33 @@ void sroce_cc_sent(struct sroce_req *req, struct sroce_txpkt *p)
 {
 	p->del = req->delivered;
 	p->del_ns = req->delivered_ns;
+	p->first_tx_ns = req->first_tx_ns;
 }
 
 /*
  * @p was delivered (acknowledged, or held by the peer): count it, and
- * keep the newest such packet of this ACK for its rate sample.
+ * keep the newest such packet of this ACK for its rate sample.  Its
+ * interval is the longer of the time over which the packets delivered
+ * since it left were sent, and the time over which they were
+ * acknowledged: ACKs that come bunched (a TCG guest, a gap closing)
+ * would otherwise show a rate the path never had.
  */
 void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 			u64 now)
 {
 	struct sroce_rate_sample *rs = &req->rs;
+	u64 ack_ns, send_ns;
 
 	req->delivered += p->npsn;
 	req->delivered_ns = now;
+	req->first_tx_ns = p->xmit_ns;
 	rs->acked += p->npsn;
 	if (rs->interval_ns && p->del < rs->prior_delivered)
 		return;
 	rs->prior_delivered = p->del;
-	rs->interval_ns = now > p->del_ns ? now - p->del_ns : 1;
+	ack_ns = now > p->del_ns ? now - p->del_ns : 1;
+	send_ns = p->xmit_ns > p->first_tx_ns ? p->xmit_ns - p->first_tx_ns : 0;
+	rs->interval_ns = max(ack_ns, send_ns);
 	/* Karn: a resent packet's delivery times neither copy. */
 	rs->rtt_ns = !(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns ?
 		     now - p->xmit_ns : 0;
@@ -192,9 +196,10 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 	if (!req->pace_gap_ns)
 		return true;
 	now = local_clock();
-	if (now + SROCE_PACE_QUANTUM_NS >= req->pace_next_ns)
+	if (sroce_pace_ok(req->pace_next_ns, now))
 		return true;
-	sroce_engine_backoff_ns(qp, req->pace_next_ns - now);
+	sroce_engine_backoff_ns(qp, req->pace_next_ns - now -
+				SROCE_PACE_EARLY_NS);
 	return false;
 }
 
@@ -207,8 +212,6 @@ void sroce_cc_paced(struct sroce_qp *qp)
 	if (!req->pace_gap_ns)
 		return;
 	now = local_clock();
-	/* Idle time is not credit beyond one quantum. */
-	if (req->pace_next_ns + SROCE_PACE_QUANTUM_NS < now)
-		req->pace_next_ns = now - SROCE_PACE_QUANTUM_NS;
-	req->pace_next_ns += req->pace_gap_ns;
+	req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
+					    req->pace_gap_ns);
 }

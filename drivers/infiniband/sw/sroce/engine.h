@@ -128,6 +128,7 @@ struct sroce_req {
 	struct sroce_wan wan;
 	u64 delivered;
 	u64 delivered_ns;
+	u64 first_tx_ns;		/* sent: the last delivered packet */
 	struct sroce_rate_sample rs;
 	u64 pace_gap_ns;
 	u64 pace_next_ns;

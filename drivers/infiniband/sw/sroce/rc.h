@@ -93,6 +93,7 @@ struct sroce_txpkt {
 	u64 xmit_ns;			/* local_clock() when last sent */
 	u64 del;			/* req.delivered when sent (cc.c) */
 	u64 del_ns;			/* req.delivered_ns then */
+	u64 first_tx_ns;		/* req.first_tx_ns then */
 };
 
 /* A responder resource: enough to answer a duplicate READ or ATOMIC. */

@@ -59,6 +59,31 @@ struct sroce_wan {
 	uint32_t max_cwnd;
 };
 
+/*
+ * Pacing arithmetic, shared by the module and the simulation: a packet
+ * may go SROCE_PACE_EARLY_NS before it is due, so that one timer sends
+ * a train; time a late timer lost is made up, up to SROCE_PACE_LATE_NS
+ * of it, or a guest whose timers run late would send ever slower than
+ * its pace, and the bandwidth model, fed those rates, would follow it
+ * down.
+ */
+#define SROCE_PACE_EARLY_NS	1000000ULL
+#define SROCE_PACE_LATE_NS	10000000ULL
+
+static inline bool sroce_pace_ok(uint64_t next, uint64_t now)
+{
+	return now + SROCE_PACE_EARLY_NS >= next;
+}
+
+/* When the packet after one that went at @now is due. */
+static inline uint64_t sroce_pace_next(uint64_t next, uint64_t now,
+				       uint64_t gap)
+{
+	if (next + SROCE_PACE_LATE_NS < now)
+		next = now - SROCE_PACE_LATE_NS;
+	return next + gap;
+}
+
 void sroce_wan_init(struct sroce_wan *w, uint32_t min_cwnd, uint32_t init,
 		    uint32_t max_cwnd, uint64_t now);
 void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
