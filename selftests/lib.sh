@@ -482,7 +482,11 @@ detail_field() {
 # with a large buffer since TCG is slow to drain it.  tap_check runs this
 # in a subshell, so dumpcap's pid goes to FILE.pid.
 capture_start() {
-	in_ns "$1" dumpcap -q -P -B 64 -i "$2" -f 'udp port 4791' -w "$3" \
+	local -a pre=()
+	# Not through in_ns: a function sent to the background is a
+	# subshell, and $! would be its pid, not dumpcap's.
+	[ -z "$1" ] || pre=(ip netns exec "$1")
+	"${pre[@]}" dumpcap -q -P -B 64 -i "$2" -f 'udp port 4791' -w "$3" \
 		>"$3.log" 2>&1 &
 	echo $! >"$3.pid"
 	# dumpcap says so once the filter is attached.
