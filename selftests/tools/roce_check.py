@@ -331,7 +331,10 @@ class Checker:
 
     def finish(self):
         """What needs the whole capture: offers never answered."""
-        for (daddr, qpn), cnt in sorted(self.offers.items()):
+        # IPv4 and IPv6 addresses do not compare: sort by their text.
+        for (daddr, qpn), cnt in sorted(self.offers.items(),
+                                        key=lambda kv: (str(kv[0][0]),
+                                                        kv[0][1])):
             if daddr not in self.peer_accepted and cnt > OFFERS_MAX:
                 self.bad(0, "sroce", "%d requests to %s QP %d offered the "
                          "extension, never answered" % (cnt, daddr, qpn))
