@@ -72,9 +72,9 @@ wan_live() {
 	[ "$(f wan drv_sr)" = on ]
 	[ "$(f wan drv_bw_pps)" -gt 0 ]
 	[ "$(f wan drv_pace_pps)" -gt 0 ]
-	# netem adds 40 ms to each round trip; the minimum must see it.
+	# netem adds 40 ms to each round trip; the minimum must see it
+	# (no upper bound: a loaded host stretches every round trip).
 	[ "$(f wan drv_min_rtt_us)" -ge 40000 ]
-	[ "$(f wan drv_min_rtt_us)" -lt 200000 ]
 }
 
 aimd_live() {
