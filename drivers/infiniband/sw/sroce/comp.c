@@ -157,7 +157,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 	sroce_cc_acked(qp, acked);
 	while (req->pkt_tail != req->pkt_head) {
 		struct sroce_txpkt *p =
-			&req->pkts[req->pkt_tail & (req->pkt_cap - 1)];
+			sroce_req_pkt(req, req->pkt_tail);
 		u32 end = sroce_psn_add(p->psn, p->npsn);
 
 		if (sroce_psn_after(end, next)) {
@@ -172,7 +172,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 		}
 		if (!(p->flags & SROCE_TXPKT_SACKED))
 			sroce_cc_delivered(req, p, now);
-		sroce_sr_req_acked(req, p);
+		sroce_sr_req_acked(req, p, now);
 		sroce_sr_req_forget(req, p, p->npsn);
 		req->pkt_tail++;
 	}
@@ -187,9 +187,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 		req->rto_armed = false;
 	} else {
 		/* Lazily: the pending timer finds the new deadline. */
-		req->rto_armed = true;
-		req->rto_at = jiffies + sroce_req_rto(qp);
-		sroce_req_timer_set(qp, req->rto_at);
+		sroce_req_restart_rto(qp);
 	}
 }
 

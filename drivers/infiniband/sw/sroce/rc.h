@@ -114,6 +114,12 @@ static inline struct sroce_swqe *sroce_req_wqe(struct sroce_qp *qp, u32 i)
 	return &qp->req.wqes[i & qp->sq.mask];
 }
 
+/* Record @i of the packet ring (free-running index). */
+static inline struct sroce_txpkt *sroce_req_pkt(struct sroce_req *req, u32 i)
+{
+	return &req->pkts[i & (req->pkt_cap - 1)];
+}
+
 static inline bool sroce_kind_is_rd_atomic(u8 kind)
 {
 	return kind == SROCE_OPK_READ_REQ || kind == SROCE_OPK_CMP_SWAP ||
@@ -178,6 +184,7 @@ bool sroce_req_has_work(struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_timer_set(struct sroce_qp *qp, unsigned long when);
+void sroce_req_restart_rto(struct sroce_qp *qp);
 unsigned long sroce_req_rto(const struct sroce_qp *qp);
 bool sroce_req_flush(struct sroce_qp *qp, int budget);
 
@@ -209,7 +216,8 @@ const char *sroce_sr_name(const struct sroce_qp *qp);
 void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
 void sroce_sr_req_forget(struct sroce_req *req, struct sroce_txpkt *p,
 			 u32 npsn);
-void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p);
+void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p,
+			u64 now);
 void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 		       const struct sroce_pkt_hdr *h);
 bool sroce_sr_req_dupack(struct sroce_qp *qp, const struct sk_buff *skb,

@@ -347,7 +347,7 @@ static bool sroce_req_records_room(struct sroce_req *req)
 	if (!pkts)
 		return false;
 	for (i = 0; i < used; i++)
-		pkts[i] = req->pkts[(req->pkt_tail + i) & (req->pkt_cap - 1)];
+		pkts[i] = *sroce_req_pkt(req, req->pkt_tail + i);
 	kvfree(req->pkts);
 	req->pkts = pkts;
 	req->pkt_cap = cap;
@@ -380,7 +380,7 @@ static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
 static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
 			     bool resent)
 {
-	struct sroce_txpkt *p = &req->pkts[req->pkt_head & (req->pkt_cap - 1)];
+	struct sroce_txpkt *p = sroce_req_pkt(req, req->pkt_head);
 
 	p->psn = psn;
 	p->npsn = npsn;
@@ -565,15 +565,20 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	return 0;
 }
 
-static void sroce_req_arm_rto(struct sroce_qp *qp)
+/* The retransmit timer runs from now (the timer itself only kicks). */
+void sroce_req_restart_rto(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->rto_armed)
-		return;
 	req->rto_armed = true;
 	req->rto_at = jiffies + sroce_req_rto(qp);
 	sroce_req_timer_set(qp, req->rto_at);
+}
+
+static void sroce_req_arm_rto(struct sroce_qp *qp)
+{
+	if (!qp->req.rto_armed)
+		sroce_req_restart_rto(qp);
 }
 
 /* Send the next packet of @w (cur, at cur_off) and advance. */
@@ -844,7 +849,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why)
 	sroce_req_seek(qp, psn);
 	while (req->pkt_head != req->pkt_tail) {
 		struct sroce_txpkt *p =
-			&req->pkts[(req->pkt_head - 1) & (req->pkt_cap - 1)];
+			sroce_req_pkt(req, req->pkt_head - 1);
 
 		if (sroce_psn_before_eq(sroce_psn_add(p->psn, p->npsn), psn))
 			break;
@@ -853,9 +858,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_why why)
 	}
 	req->rewound = true;
 	req->rewind_psn = psn;
-	req->rto_armed = true;
-	req->rto_at = jiffies + sroce_req_rto(qp);
-	sroce_req_timer_set(qp, req->rto_at);
+	sroce_req_restart_rto(qp);
 }
 
 /* Only the header matters to a flushed WQE (wr_id, opcode). */

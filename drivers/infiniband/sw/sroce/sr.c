@@ -137,15 +137,11 @@ static void sroce_sr_delivered(struct sroce_req *req,
 		req->rack_rtt_ns = now - p->xmit_ns;
 }
 
-void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p)
+void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p,
+			u64 now)
 {
 	if (req->sr == SROCE_SR_ON && !(p->flags & SROCE_TXPKT_SACKED))
-		sroce_sr_delivered(req, p, local_clock());
-}
-
-static struct sroce_txpkt *sroce_sr_pkt(struct sroce_req *req, u32 i)
-{
-	return &req->pkts[i & (req->pkt_cap - 1)];
+		sroce_sr_delivered(req, p, now);
 }
 
 /* Mark the records @s holds; true if any was new. */
@@ -156,7 +152,7 @@ static bool sroce_sr_mark_sacked(struct sroce_req *req,
 	bool news = false;
 
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
-		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+		struct sroce_txpkt *p = sroce_req_pkt(req, i);
 
 		if (!sroce_psn_before(p->psn, end))
 			break;
@@ -196,7 +192,7 @@ static u32 sroce_sr_mark_lost(struct sroce_qp *qp, u64 now)
 	req->reo_armed = false;
 	/* Resent records break the time order: look at each up there. */
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
-		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+		struct sroce_txpkt *p = sroce_req_pkt(req, i);
 
 		/*
 		 * Beyond the last block a SACK reported the peer may hold
@@ -244,16 +240,14 @@ void sroce_sr_req_rto(struct sroce_qp *qp)
 	req->rtt_timing = false;
 	sroce_rtt_timeout(&req->rtt);
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
-		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+		struct sroce_txpkt *p = sroce_req_pkt(req, i);
 
 		if (p->flags & (SROCE_TXPKT_SACKED | SROCE_TXPKT_LOST))
 			continue;
 		p->flags |= SROCE_TXPKT_LOST;
 		req->lost++;
 	}
-	req->rto_armed = true;
-	req->rto_at = jiffies + sroce_req_rto(qp);
-	sroce_req_timer_set(qp, req->rto_at);
+	sroce_req_restart_rto(qp);
 }
 
 /* The reorder timer: look for losses again (comp.c's timer hook). */
@@ -324,7 +318,7 @@ struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req)
 	u32 i;
 
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
-		struct sroce_txpkt *p = sroce_sr_pkt(req, i);
+		struct sroce_txpkt *p = sroce_req_pkt(req, i);
 
 		if (p->flags & SROCE_TXPKT_LOST)
 			return p;
