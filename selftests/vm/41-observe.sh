@@ -112,8 +112,8 @@ restrack_detail() {
 		[ -n "$(field "$l" "drv_$f")" ] || { echo "no drv_$f"; return 1; }
 	done
 	[ "$(field "$l" drv_cc)" = aimd ]
-	# Selective repeat is off by default (sr.c).
-	[ "$(field "$l" drv_sr)" = off ]
+	# Two sroce peers agree on selective repeat by default.
+	[ "$(field "$l" drv_sr)" = on ]
 	[ "$(field "$l" drv_cwnd)" -ge 16 ]
 	[ "$(field "$l" drv_srtt_us)" -gt 0 ]
 	# A ping-pong has at most one message of SIZE/MTU packets out.
@@ -145,7 +145,7 @@ debugfs_qp() {
 	done
 	echo "$l" | grep -q ' type=RC state=RTS '
 	echo "$l" | grep -q ' cc=aimd'
-	echo "$l" | grep -q ' sr=off'
+	echo "$l" | grep -q ' sr=on'
 }
 
 debugfs_files() {

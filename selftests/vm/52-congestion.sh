@@ -93,15 +93,12 @@ wan_moves_more() {
 	[ "$w" -gt "$a" ]
 }
 
-tap_plan 17
+tap_plan 16
 topo_sroce_pair
 
 tap_check "cc defaults to aimd" grep -qx aimd /sys/class/infiniband/fab1/cc
 tap_check "cc refuses an unknown policy" \
 	sh -c '! echo bogus >/sys/class/infiniband/fab1/cc'
-tap_check "selective repeat on both" \
-	sh -c 'echo 1 >/sys/class/infiniband/fab1/selective_repeat &&
-	       echo 1 >/sys/class/infiniband/fab2/selective_repeat'
 tap_check "fab1: cc wan" cc_set fab1 wan
 tap_check "fab2: cc wan" cc_set fab2 wan
 tap_require "netem: 20 ms and 1 % loss each way" path

@@ -45,7 +45,6 @@ setup() {
 	rdma link add rxe0 type rxe netdev eth0 || return 1
 	ip netns exec lfn rdma link add fab0 type sroce netdev mv0 || return 1
 	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
-	echo 1 >/sys/class/infiniband/fab0/selective_repeat || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
 	# rxe lists each address as RoCE v1 and v2: iop_gid picks v2.

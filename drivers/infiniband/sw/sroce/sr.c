@@ -25,15 +25,10 @@
 #include "rc.h"
 #include "trace.h"
 
-/*
- * Off by default until a stall is understood: under 10 % loss one way,
- * a 4 KiB ibv_rc_pingpong once resent one message seven times without
- * progress (41-observe, trace_loss).
- */
-static bool selective_repeat;
+static bool selective_repeat = true;
 module_param(selective_repeat, bool, 0644);
 MODULE_PARM_DESC(selective_repeat,
-		 "Offer and accept selective repeat (sroce peers only), the default for new devices; per device: /sys/class/infiniband/DEV/selective_repeat [N]");
+		 "Offer and accept selective repeat (sroce peers only), the default for new devices; per device: /sys/class/infiniband/DEV/selective_repeat [Y]");
 
 /*
  * Bytes of requests one QP, and one device, may hold beyond gaps (skb
