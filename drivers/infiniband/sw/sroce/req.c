@@ -790,11 +790,15 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 	return true;
 }
 
-/* Anything to send: WQEs copied and not all sent, or new ones posted. */
+/*
+ * Anything to send: holes a SACK or the reorder timer found, WQEs copied
+ * and not all sent, or new ones posted.
+ */
 bool sroce_req_has_work(struct sroce_qp *qp)
 {
 	return !qp->req.rnr_wait &&
-	       (qp->req.cur != qp->req.fetch || sroce_req_avail(qp) != 0);
+	       (qp->req.lost || qp->req.cur != qp->req.fetch ||
+		sroce_req_avail(qp) != 0);
 }
 
 /*
