@@ -528,14 +528,21 @@ wait_listen() { wait_for 60 _listening "$1" "$2"; }
 # tool (perftest, ibv_*_pingpong) with the server in namespace SNS and the
 # client in CNS.  The server must listen on TCP PORT.  Both must succeed;
 # their output goes to stdout.
+#
+# On a lossy path set SROCE_LINGER (seconds): each side's QPs then outlive
+# its exit by that long (selftests/verbs/linger.c says why).
 run_pair() {
 	local sns=$1 cns=$2 port=$3 spid rc=0 src=0
-	local -a srv=() cli=()
+	local -a srv=() cli=() pre=()
 	shift 3
+	[ -n "${SROCE_LINGER:-}" ] &&
+		pre=(env "LD_PRELOAD=$SROCE_TREE/selftests/verbs/linger.so"
+		     "SROCE_LINGER=$SROCE_LINGER")
 	[ "$1" = -- ] && shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
-	cli=("$@")
+	cli=("${pre[@]}" "$@")
+	srv=("${pre[@]}" "${srv[@]}")
 	in_ns "$sns" "${srv[@]}" >"$SROCE_RESULTS/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$sns" "$port"; then

@@ -205,7 +205,8 @@ trace_loss() {
 	counter_snap ns1 fab1 "$b.before"
 	ip netns exec ns1 tc qdisc add dev v1 root netem loss 10%
 	trace_on sroce_rewind sroce_cwnd sroce_nak_send sroce_nak_recv
-	pingpong "$ITERS" >/dev/null || rc=1
+	# A lossy path: QPs outlive their programs (verbs/linger.c).
+	SROCE_LINGER=4 pingpong "$ITERS" >/dev/null || rc=1
 	trace_off loss
 	ip netns exec ns1 tc qdisc del dev v1 root
 	counter_snap ns1 fab1 "$b.after"
