@@ -126,6 +126,16 @@ static void test_rack(void)
 	   "sent after the newest delivered packet: never lost by it");
 	ok(!sroce_rack_lost(50, 100, 200, 0, 0),
 	   "a clock that ran backwards decides nothing");
+	ok(sroce_rack_rtt(700, 200, false, 0) == 500,
+	   "a packet sent once: its round trip, minimum or not");
+	ok(sroce_rack_rtt(700, 200, true, 0) == 0,
+	   "resent, no minimum known yet: ambiguous, ignored");
+	ok(sroce_rack_rtt(700, 200, true, 600) == 0,
+	   "resent, answered sooner than any round trip: the first copy's");
+	ok(sroce_rack_rtt(700, 200, true, 400) == 500,
+	   "resent, answered a full round trip after the resend: taken");
+	ok(sroce_rack_rtt(200, 200, false, 0) == 0,
+	   "no time passed (or a clock that ran backwards): nothing");
 }
 
 /* The extension bit rides in BTH byte 8 and lets an ACK carry a block. */

@@ -144,6 +144,7 @@ struct sroce_req {
 	u32 lost;
 	u64 rack_xmit_ns;
 	u64 rack_rtt_ns;
+	u64 rack_min_rtt_ns;		/* of packets sent once; 0: none yet */
 	bool reo_armed;
 	unsigned long reo_at;		/* jiffies */
 

@@ -78,6 +78,7 @@ void sroce_sr_req_arm(struct sroce_qp *qp)
 	req->lost = 0;
 	req->rack_xmit_ns = 0;
 	req->rack_rtt_ns = 0;
+	req->rack_min_rtt_ns = 0;
 	req->reo_armed = false;
 }
 
@@ -124,12 +125,18 @@ void sroce_sr_req_forget(struct sroce_req *req, struct sroce_txpkt *p,
 static void sroce_sr_delivered(struct sroce_req *req,
 			       const struct sroce_txpkt *p, u64 now)
 {
+	bool resent = p->flags & SROCE_TXPKT_RESENT;
+	u64 rtt = sroce_rack_rtt(now, p->xmit_ns, resent,
+				 req->rack_min_rtt_ns);
+
+	if (!rtt)
+		return;
+	if (!resent && (!req->rack_min_rtt_ns || rtt < req->rack_min_rtt_ns))
+		req->rack_min_rtt_ns = rtt;
 	if (p->xmit_ns <= req->rack_xmit_ns)
 		return;
 	req->rack_xmit_ns = p->xmit_ns;
-	/* Karn: a resent packet's delivery times neither copy. */
-	if (!(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns)
-		req->rack_rtt_ns = now - p->xmit_ns;
+	req->rack_rtt_ns = rtt;
 }
 
 void sroce_sr_req_acked(struct sroce_req *req, const struct sroce_txpkt *p,

@@ -140,3 +140,16 @@ bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
 		return false;
 	return now - xmit >= rack_rtt + reo_wnd;
 }
+
+uint64_t sroce_rack_rtt(uint64_t now, uint64_t xmit, bool resent,
+			uint64_t min_rtt)
+{
+	uint64_t rtt;
+
+	if (now <= xmit)
+		return 0;
+	rtt = now - xmit;
+	if (resent && (!min_rtt || rtt < min_rtt))
+		return 0;
+	return rtt;
+}

@@ -56,4 +56,16 @@ uint32_t sroce_sack_end(const struct sroce_sack *s);
 bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
 		     uint64_t rack_rtt, uint64_t reo_wnd);
 
+/*
+ * The round trip a delivery of a packet last sent at @xmit, seen at @now,
+ * gives RACK, or 0 if it must be ignored.  A resent packet's delivery may
+ * answer its first copy: then the time since the resend is shorter than
+ * any round trip of the path, and taking it would make every packet sent
+ * before the resend look lost.  So a resent packet counts only once the
+ * path's minimum round trip @min_rtt (0: none seen) has passed since the
+ * resend, as Linux's RACK does (tcp_rack_advance()).
+ */
+uint64_t sroce_rack_rtt(uint64_t now, uint64_t xmit, bool resent,
+			uint64_t min_rtt);
+
 #endif /* _SROCE_PROTO_SACK_H */
