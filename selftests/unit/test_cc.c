@@ -75,6 +75,47 @@ static void test_rules(void)
 	is(w.cwnd, 16, "never below the minimum window");
 }
 
+/*
+ * A sender with little to send (a ping-pong, verbs posted one at a time)
+ * delivers at its own rate: those samples must not lower the estimate,
+ * nor end startup, however many rounds they last.
+ */
+static void test_app_limited(void)
+{
+	struct sroce_rate_sample rs = { 0 };
+	struct sroce_wan w;
+	unsigned int i;
+
+	sroce_wan_init(&w, 16, 1024, 8192, 0);
+	rs.delivered = 100;
+	rs.interval_ns = 10 * MS;
+	rs.rtt_ns = 10 * MS;
+	rs.acked = 100;
+	sroce_wan_ack(&w, &rs, 10 * MS);
+	is(sroce_wan_bw(&w), 10000, "a full round: 10000 pps");
+	rs.app_limited = true;
+	for (i = 0; i < 50; i++) {
+		rs.prior_delivered = rs.delivered;
+		rs.delivered += 1;
+		rs.acked = 1;
+		sroce_wan_ack(&w, &rs, (20 + 10 * i) * MS);
+	}
+	is(sroce_wan_bw(&w), 10000,
+	   "50 rounds of one packet each, app-limited: estimate kept");
+	ok(!w.full, "app-limited rounds do not end startup");
+	rs.prior_delivered = rs.delivered;
+	rs.delivered += 300;
+	sroce_wan_ack(&w, &rs, 600 * MS);
+	is(sroce_wan_bw(&w), 30000, "an app-limited sample above it counts");
+	rs.app_limited = false;
+	for (i = 0; i < SROCE_WAN_BW_ROUNDS + 1; i++) {
+		rs.prior_delivered = rs.delivered;
+		rs.delivered += 10;
+		sroce_wan_ack(&w, &rs, (700 + 10 * i) * MS);
+	}
+	is(sroce_wan_bw(&w), 1000, "full rounds at a lower rate replace it");
+}
+
 /* The simulated path and sender. */
 #define RING	32768
 struct spkt {
@@ -159,7 +200,7 @@ static void sim_losses(struct sim *s, struct sender *x, uint64_t upto,
 static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 {
 	struct spkt *k = &s->p[seq % RING];
-	struct sroce_rate_sample rs;
+	struct sroce_rate_sample rs = { 0 };
 
 	sim_losses(s, x, seq, t);
 	if (k->acked || k->lost)
@@ -289,6 +330,7 @@ int main(void)
 {
 	tap_start();
 	test_rules();
+	test_app_limited();
 	test_path();
 	return tap_done();
 }

@@ -87,6 +87,7 @@ void sroce_cc_arm(struct sroce_qp *qp)
 	req->delivered = 0;
 	req->delivered_ns = now;
 	req->first_tx_ns = now;
+	req->app_limited = 0;
 	memset(&req->rs, 0, sizeof(req->rs));
 	req->pace_gap_ns = 0;
 	req->pace_next_ns = now;
@@ -132,6 +133,21 @@ void sroce_cc_sent(struct sroce_req *req, struct sroce_txpkt *p)
 	p->del = req->delivered;
 	p->del_ns = req->delivered_ns;
 	p->first_tx_ns = req->first_tx_ns;
+	if (req->app_limited)
+		p->flags |= SROCE_TXPKT_APP_LIMITED;
+	else
+		p->flags &= ~SROCE_TXPKT_APP_LIMITED;
+}
+
+/*
+ * The SQ ran dry with the window open: until what is in flight now is
+ * delivered, rate samples show the application's rate, not the path's,
+ * and must not lower the model's bandwidth (a ping-pong, or verbs posted
+ * one at a time, would otherwise pace the next burst at a trickle).
+ */
+void sroce_cc_app_idle(struct sroce_req *req)
+{
+	req->app_limited = (req->delivered + sroce_req_in_flight(req)) ?: 1;
 }
 
 /*
@@ -150,6 +166,8 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 
 	req->delivered += p->npsn;
 	req->delivered_ns = now;
+	if (req->app_limited && req->delivered > req->app_limited)
+		req->app_limited = 0;
 	req->first_tx_ns = p->xmit_ns;
 	rs->acked += p->npsn;
 	if (rs->interval_ns && p->del < rs->prior_delivered)
@@ -161,6 +179,7 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 	/* Karn: a resent packet's delivery times neither copy. */
 	rs->rtt_ns = !(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns ?
 		     now - p->xmit_ns : 0;
+	rs->app_limited = p->flags & SROCE_TXPKT_APP_LIMITED;
 }
 
 /* The response is handled: feed its rate sample to the model. */
@@ -168,14 +187,13 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_rate_sample *rs = &req->rs;
-	u32 out = sroce_psn_sub(req->psn_max, req->una);
 	u64 pps;
 
 	if (!rs->acked)
 		return;
 	if (req->cc == SROCE_CC_WAN) {
 		rs->delivered = req->delivered;
-		rs->inflight = out - min(out, req->sacked);
+		rs->inflight = sroce_req_in_flight(req);
 		sroce_wan_ack(&req->wan, rs, local_clock());
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);

@@ -129,6 +129,7 @@ struct sroce_req {
 	u64 delivered;
 	u64 delivered_ns;
 	u64 first_tx_ns;		/* sent: the last delivered packet */
+	u64 app_limited;		/* delivered count ending it; 0: not */
 	struct sroce_rate_sample rs;
 	u64 pace_gap_ns;
 	u64 pace_next_ns;

@@ -82,6 +82,7 @@ enum {
 	SROCE_TXPKT_SACKED	= 1 << 0,	/* the peer holds it */
 	SROCE_TXPKT_LOST	= 1 << 1,	/* to be resent */
 	SROCE_TXPKT_RESENT	= 1 << 2,	/* sent more than once */
+	SROCE_TXPKT_APP_LIMITED	= 1 << 3,	/* sent with the SQ run dry */
 };
 
 /* A packet in flight (req.pkts). */
@@ -118,6 +119,14 @@ static inline struct sroce_swqe *sroce_req_wqe(struct sroce_qp *qp, u32 i)
 static inline struct sroce_txpkt *sroce_req_pkt(struct sroce_req *req, u32 i)
 {
 	return &req->pkts[i & (req->pkt_cap - 1)];
+}
+
+/* PSNs sent and neither acknowledged nor held by the peer. */
+static inline u32 sroce_req_in_flight(const struct sroce_req *req)
+{
+	u32 out = sroce_psn_sub(req->psn_max, req->una);
+
+	return out - min(out, req->sacked);
 }
 
 static inline bool sroce_kind_is_rd_atomic(u8 kind)
@@ -204,6 +213,7 @@ const char *sroce_cc_name(const struct sroce_qp *qp);
 void sroce_cc_loss(struct sroce_qp *qp, enum sroce_why why);
 void sroce_cc_acked(struct sroce_qp *qp, u32 n);
 void sroce_cc_sent(struct sroce_req *req, struct sroce_txpkt *p);
+void sroce_cc_app_idle(struct sroce_req *req);
 void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 			u64 now);
 void sroce_cc_ack_done(struct sroce_qp *qp);

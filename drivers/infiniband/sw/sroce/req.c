@@ -779,8 +779,10 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 			return false;
 		}
 		if (req->cur == req->fetch) {
-			if (sroce_req_fetch(qp))
+			if (sroce_req_fetch(qp)) {
+				sroce_cc_app_idle(req);
 				return false;
+			}
 			continue;
 		}
 		if (sroce_req_step(qp))

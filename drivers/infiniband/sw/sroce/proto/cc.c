@@ -67,13 +67,19 @@ uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w)
 	return bw * sroce_wan_gain(w) / 4 ?: 1;
 }
 
-/* A new round begins when a packet sent after the last one began is acked. */
+/*
+ * A new round begins when a packet sent after the last one began is acked.
+ * Rounds whose samples the application limited leave the bandwidth of the
+ * last full rounds in place rather than forget it.
+ */
 static bool sroce_wan_round(struct sroce_wan *w,
 			    const struct sroce_rate_sample *rs)
 {
 	if (rs->prior_delivered < w->round_end)
 		return false;
 	w->round_end = rs->delivered;
+	if (rs->app_limited)
+		return true;
 	w->round++;
 	w->bw[w->round % SROCE_WAN_BW_ROUNDS] = 0;
 	return true;
@@ -89,6 +95,9 @@ static void sroce_wan_bw_sample(struct sroce_wan *w,
 	if (!n || !rs->interval_ns || rs->interval_ns < w->min_rtt_ns)
 		return;
 	bw = sroce_div64(n * NS_PER_S, rs->interval_ns);
+	/* The application's rate says only that the path does at least it. */
+	if (rs->app_limited && bw <= sroce_wan_bw(w))
+		return;
 	if (bw > *slot)
 		*slot = bw;
 }
@@ -172,7 +181,8 @@ void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
 
 	sroce_wan_min_rtt(w, rs->rtt_ns, now);
 	sroce_wan_bw_sample(w, rs);
-	if (round)
+	/* Startup is over when the path stops giving more, not the sender. */
+	if (round && !rs->app_limited)
 		sroce_wan_check_full(w);
 	sroce_wan_state(w, rs, now);
 	sroce_wan_cwnd(w, rs);

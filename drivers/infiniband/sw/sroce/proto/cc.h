@@ -40,6 +40,7 @@ struct sroce_rate_sample {
 	uint64_t rtt_ns;	/* of a packet sent once; 0: none */
 	uint32_t acked;		/* packets newly delivered by this ACK */
 	uint32_t inflight;	/* packets in flight after it */
+	bool app_limited;	/* sent while the sender had nothing to send */
 };
 
 struct sroce_wan {
