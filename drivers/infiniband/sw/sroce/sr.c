@@ -227,9 +227,28 @@ static u32 sroce_sr_mark_lost(struct sroce_qp *qp, u64 now)
 }
 
 /*
+ * The oldest unacknowledged packet, said to be held: the peer has nothing
+ * before it missing, so it executed it, and its ACK is what was lost.
+ * Only a request makes the peer say it again: send it once more.
+ */
+static void sroce_sr_req_unsack_head(struct sroce_req *req)
+{
+	struct sroce_txpkt *p;
+
+	if (req->pkt_tail == req->pkt_head)
+		return;
+	p = sroce_req_pkt(req, req->pkt_tail);
+	if (!(p->flags & SROCE_TXPKT_SACKED))
+		return;
+	req->sacked -= min(p->npsn, req->sacked);
+	p->flags &= ~SROCE_TXPKT_SACKED;
+}
+
+/*
  * The retransmit timer fired with selective repeat on: every packet the
  * peer did not say it holds is lost, and goes again, oldest first;
- * what it holds is not sent twice, as going back N would.
+ * what it holds is not sent twice, as going back N would, except the
+ * oldest (sroce_sr_req_unsack_head()).
  */
 void sroce_sr_req_rto(struct sroce_qp *qp)
 {
@@ -241,6 +260,7 @@ void sroce_sr_req_rto(struct sroce_qp *qp)
 	/* Karn, and the backoff that lets a short RTO catch up (req.c). */
 	req->rtt_timing = false;
 	sroce_rtt_timeout(&req->rtt);
+	sroce_sr_req_unsack_head(req);
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
 		struct sroce_txpkt *p = sroce_req_pkt(req, i);
 
