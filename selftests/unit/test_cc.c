@@ -215,9 +215,7 @@ static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 		s->oldest++;
 	rs.delivered = s->delivered;
 	rs.prior_delivered = k->del;
-	/* The longer of the ACK and the send intervals (cc.c). */
-	rs.interval_ns = t - k->del_t > k->sent - k->first_tx ?
-			 t - k->del_t : k->sent - k->first_tx;
+	rs.interval_ns = sroce_rate_interval(t, k->del_t, k->sent, k->first_tx);
 	rs.rtt_ns = t - k->sent;
 	rs.acked = 1;
 	rs.inflight = (uint32_t)s->pipe;

@@ -152,17 +152,13 @@ void sroce_cc_app_idle(struct sroce_req *req)
 
 /*
  * @p was delivered (acknowledged, or held by the peer): count it, and
- * keep the newest such packet of this ACK for its rate sample.  Its
- * interval is the longer of the time over which the packets delivered
- * since it left were sent, and the time over which they were
- * acknowledged: ACKs that come bunched (a TCG guest, a gap closing)
- * would otherwise show a rate the path never had.
+ * keep the newest such packet of this ACK for its rate sample
+ * (sroce_rate_interval()).
  */
 void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 			u64 now)
 {
 	struct sroce_rate_sample *rs = &req->rs;
-	u64 ack_ns, send_ns;
 
 	req->delivered += p->npsn;
 	req->delivered_ns = now;
@@ -173,9 +169,8 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 	if (rs->interval_ns && p->del < rs->prior_delivered)
 		return;
 	rs->prior_delivered = p->del;
-	ack_ns = now > p->del_ns ? now - p->del_ns : 1;
-	send_ns = p->xmit_ns > p->first_tx_ns ? p->xmit_ns - p->first_tx_ns : 0;
-	rs->interval_ns = max(ack_ns, send_ns);
+	rs->interval_ns = sroce_rate_interval(now, p->del_ns, p->xmit_ns,
+					      p->first_tx_ns);
 	/* Karn: a resent packet's delivery times neither copy. */
 	rs->rtt_ns = !(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns ?
 		     now - p->xmit_ns : 0;

@@ -61,6 +61,22 @@ struct sroce_wan {
 };
 
 /*
+ * A rate sample's interval, for a packet sent at @xmit when the newest
+ * delivery (at @del_ns) was of a packet sent at @first_tx: the longer of
+ * the time over which the packets delivered since were sent and the time
+ * over which they were acknowledged.  ACKs that come bunched (a TCG guest,
+ * a gap closing) would otherwise show a rate the path never had.
+ */
+static inline uint64_t sroce_rate_interval(uint64_t now, uint64_t del_ns,
+					   uint64_t xmit, uint64_t first_tx)
+{
+	uint64_t ack = now > del_ns ? now - del_ns : 1;
+	uint64_t send = xmit > first_tx ? xmit - first_tx : 0;
+
+	return ack > send ? ack : send;
+}
+
+/*
  * Pacing arithmetic, shared by the module and the simulation: a packet
  * may go SROCE_PACE_EARLY_NS before it is due, so that one timer sends
  * a train; time a late timer lost is made up, up to SROCE_PACE_LATE_NS
