@@ -22,7 +22,6 @@
  * are not paced.
  */
 #include <linux/moduleparam.h>
-#include <linux/sched/clock.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -79,7 +78,7 @@ u8 sroce_cc_default_mode(void)
 void sroce_cc_arm(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = local_clock();
+	u64 now = sroce_clock_ns();
 
 	req->cc = READ_ONCE(qp->sdev->cc);
 	sroce_wan_init(&req->wan, SROCE_CWND_MIN, SROCE_WINDOW_DEFAULT,
@@ -189,7 +188,7 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 	if (req->cc == SROCE_CC_WAN) {
 		rs->delivered = req->delivered;
 		rs->inflight = sroce_req_in_flight(req);
-		sroce_wan_ack(&req->wan, rs, local_clock());
+		sroce_wan_ack(&req->wan, rs, sroce_clock_ns());
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);
 		req->pace_gap_ns = pps ? div64_u64(NSEC_PER_SEC, pps) : 0;
@@ -208,7 +207,7 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 
 	if (!req->pace_gap_ns)
 		return true;
-	now = local_clock();
+	now = sroce_clock_ns();
 	if (sroce_pace_ok(req->pace_next_ns, now))
 		return true;
 	sroce_engine_backoff_ns(qp, req->pace_next_ns - now -
@@ -224,7 +223,7 @@ void sroce_cc_paced(struct sroce_qp *qp)
 
 	if (!req->pace_gap_ns)
 		return;
-	now = local_clock();
+	now = sroce_clock_ns();
 	req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
 					    req->pace_gap_ns);
 }

@@ -8,7 +8,6 @@
  * acknowledged.  retry_cnt bounds the first and third, rnr_retry the
  * second (7: forever); both are refilled by any forward progress.
  */
-#include <linux/sched/clock.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -130,12 +129,12 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 /* The timed packet, sent once, is acknowledged: one RTT sample. */
 static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 {
-	u64 now = local_clock(), us;
+	u64 now = sroce_clock_ns(), us;
 
 	if (!req->rtt_timing || !sroce_psn_after(next, req->rtt_psn))
 		return;
 	req->rtt_timing = false;
-	/* local_clock() may differ a little between CPUs. */
+	/* A sample of nothing says nothing. */
 	if (now <= req->rtt_start_ns)
 		return;
 	us = div_u64(now - req->rtt_start_ns, NSEC_PER_USEC);
@@ -146,7 +145,7 @@ static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = local_clock();
+	u64 now = sroce_clock_ns();
 	u32 acked;
 
 	if (!sroce_psn_after(next, req->una))

@@ -122,7 +122,7 @@ struct sroce_req {
 	 * Congestion control (cc.c): the policy; the WAN model; packets
 	 * delivered so far and when the last was, and this ACK's rate
 	 * sample; the pace (0: none) and when the next data packet is due
-	 * (local_clock()).
+	 * (sroce_clock_ns()).
 	 */
 	u8 cc;				/* enum sroce_cc_mode */
 	struct sroce_wan wan;
@@ -156,7 +156,7 @@ struct sroce_req {
 	struct sroce_rtt rtt;
 	bool rtt_timing;
 	u32 rtt_psn;
-	u64 rtt_start_ns;		/* local_clock() */
+	u64 rtt_start_ns;		/* sroce_clock_ns() */
 
 	u8 retry_left;
 	u8 rnr_left;

@@ -16,6 +16,8 @@
 #include "proto/sack.h"
 #include "counters.h"
 
+#include <linux/timekeeping.h>
+
 /* Packets each stage may handle per engine run before yielding. */
 #define SROCE_BUDGET		64
 /* Packets waiting for a QP's engine before we drop (a flood bound). */
@@ -91,7 +93,7 @@ struct sroce_txpkt {
 	u32 npsn;
 	u32 wqe;			/* SQ index */
 	u8 flags;			/* SROCE_TXPKT_* */
-	u64 xmit_ns;			/* local_clock() when last sent */
+	u64 xmit_ns;			/* sroce_clock_ns() when last sent */
 	u64 del;			/* req.delivered when sent (cc.c) */
 	u64 del_ns;			/* req.delivered_ns then */
 	u64 first_tx_ns;		/* req.first_tx_ns then */
@@ -104,6 +106,18 @@ struct sroce_res {
 	u32 npsn;
 	u64 orig;			/* ATOMIC: the value returned */
 };
+
+/*
+ * The transport's clock, for round trips, RACK and pacing: one for all
+ * CPUs, as TCP's.  Not local_clock(): a packet's send and its ACK are
+ * often seen on different CPUs, and where the kernel finds the TSC
+ * unstable (a TCG guest does) local_clock() may differ between them; 52
+ * once measured a 40 ms path's minimum round trip as 39.75 ms.
+ */
+static inline u64 sroce_clock_ns(void)
+{
+	return ktime_get_ns();
+}
 
 static inline struct sroce_counters *sroce_qp_cnt(struct sroce_qp *qp)
 {

@@ -13,7 +13,6 @@
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include <linux/sched/clock.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -374,7 +373,7 @@ static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
 		return;
 	req->rtt_timing = true;
 	req->rtt_psn = sroce_psn_add(psn, npsn - 1);
-	req->rtt_start_ns = local_clock();
+	req->rtt_start_ns = sroce_clock_ns();
 }
 
 static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
@@ -386,7 +385,7 @@ static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
 	p->npsn = npsn;
 	p->wqe = req->cur;
 	p->flags = resent ? SROCE_TXPKT_RESENT : 0;
-	p->xmit_ns = local_clock();
+	p->xmit_ns = sroce_clock_ns();
 	sroce_cc_sent(req, p);
 	req->pkt_head++;
 }
@@ -644,7 +643,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	    sroce_psn_in_window(req->rtt_psn, p->psn, p->npsn))
 		req->rtt_timing = false;
 	p->flags = (p->flags & ~SROCE_TXPKT_LOST) | SROCE_TXPKT_RESENT;
-	p->xmit_ns = local_clock();
+	p->xmit_ns = sroce_clock_ns();
 	sroce_cc_sent(req, p);
 	req->lost--;
 	req->ackreq_psn = o.psn;

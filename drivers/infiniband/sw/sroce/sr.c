@@ -19,7 +19,6 @@
  * finds what is lost by RACK's rule, and resends only that.
  */
 #include <linux/moduleparam.h>
-#include <linux/sched/clock.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -283,7 +282,7 @@ void sroce_sr_req_timer(struct sroce_qp *qp)
 		sroce_req_timer_set(qp, req->reo_at);
 		return;
 	}
-	if (sroce_sr_mark_lost(qp, local_clock()))
+	if (sroce_sr_mark_lost(qp, sroce_clock_ns()))
 		sroce_engine_kick(qp);
 }
 
@@ -311,7 +310,7 @@ void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACKS_RCVD);
 	if (!req->sacked || sroce_psn_after(sroce_sack_end(&s), req->sack_high))
 		req->sack_high = sroce_sack_end(&s);
-	now = local_clock();
+	now = sroce_clock_ns();
 	if (sroce_sr_mark_sacked(req, &s, now))
 		sroce_sr_mark_lost(qp, now);
 }
