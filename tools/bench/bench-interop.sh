@@ -11,23 +11,26 @@ set -u
 . "$SROCE_TREE/selftests/interop.sh"
 . "$SROCE_TREE/tools/bench/lib.sh"
 
-# The runs, "label|column|tool args..."; column 4 of perftest's result
-# line is the average bandwidth (MB/s), column 5 of a latency test its
-# typical latency (usec).
+# The runs, "label|column|side|tool args..."; column 4 of perftest's
+# result line is the average bandwidth (MB/s), column 5 of a latency test
+# its typical latency (usec).  Side is the VM whose report counts: the
+# receiver's for ib_send_bw, because an rxe sender's perftest reports
+# 0.00 MB/s there (measured: its send completions carry no usable
+# timestamps), and the receiver's number is the one both rounds share.
 RUNS=(
-	"ib_write_bw 64K (MB/s)|4|ib_write_bw -n 1000 -s 65536"
-	"ib_read_bw 64K (MB/s)|4|ib_read_bw -n 1000 -s 65536"
-	"ib_send_bw 64K (MB/s)|4|ib_send_bw -n 1000 -s 65536"
-	"ib_send_lat 64B (usec)|5|ib_send_lat -n 200 -s 64"
-	"ib_read_lat 64B (usec)|5|ib_read_lat -n 200 -s 64"
+	"ib_write_bw 64K (MB/s)|4|A|ib_write_bw -n 1000 -s 65536"
+	"ib_read_bw 64K (MB/s)|4|A|ib_read_bw -n 1000 -s 65536"
+	"ib_send_bw 64K (MB/s)|4|B|ib_send_bw -n 1000 -s 65536"
+	"ib_send_lat 64B (usec)|5|A|ib_send_lat -n 200 -s 64"
+	"ib_read_lat 64B (usec)|5|A|ib_read_lat -n 200 -s 64"
 )
 
 # round NAME: every run once, server in VM B; VM A records column values
 # in RESULT_NAME_i.
 round() {
-	local name=$1 i label col args
+	local name=$1 i label col side args
 	for i in "${!RUNS[@]}"; do
-		IFS='|' read -r label col args <<<"${RUNS[$i]}"
+		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
 		IOP_N=$((IOP_N + 1))
 		IOP_PORT=$((IOP_PORT + 1))
 		# shellcheck disable=SC2086 # args is a word list
@@ -35,11 +38,12 @@ round() {
 			echo "$name: $label failed:" >&2
 			cat "$SROCE_RESULTS/bench-$IOP_N.log" >&2
 		fi
+		# After the barrier, so that VM B's report is complete.
+		sync_barrier "c$IOP_N-end" 600 || exit 1
 		if [ "$SROCE_VM" = A ]; then
 			printf -v "RESULT_${name}_$i" '%s' \
-				"$(perf_col "$col" <"$SROCE_RESULTS/case-$IOP_N-A.log")"
+				"$(perf_col "$col" <"$SROCE_SHARED/$side/case-$IOP_N-$side.log")"
 		fi
-		sync_barrier "c$IOP_N-end" 600 || exit 1
 	done
 }
 
@@ -54,12 +58,12 @@ swap_to_rxe() {
 }
 
 table() {
-	local i label col args s r
+	local i label col side args s r
 	echo "## two VMs, eth0 MTU 1500 (RoCE MTU 1024), client VM A, server VM B (rdma_rxe)"
 	echo "| test                   | sroce<->rxe |   rxe<->rxe | ratio |"
 	echo "|------------------------|-------------|-------------|-------|"
 	for i in "${!RUNS[@]}"; do
-		IFS='|' read -r label col args <<<"${RUNS[$i]}"
+		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
 		s=RESULT_sroce_$i
 		r=RESULT_rxe_$i
 		awk -v n="$label" -v s="${!s:-}" -v r="${!r:-}" 'BEGIN {
