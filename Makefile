@@ -18,7 +18,7 @@ MANDIR ?= /usr/share/man
 export KVER
 
 .PHONY: all module provider install uninstall clean check check-long check-debug demo \
-	deps bench bench-lfn unit checkpatch sparse
+	deps tests bench bench-lfn unit checkpatch sparse print-kver
 
 all: module provider
 
@@ -54,6 +54,11 @@ deps:
 
 tests: all
 	[ ! -f selftests/verbs/Makefile ] || $(MAKE) -C selftests/verbs
+
+# The pure protocol core's host unit tests and fuzzers (seconds, no VM, no
+# kernel tree): the quick loop while changing proto/.
+unit:
+	$(MAKE) -C selftests/unit check check-fuzz
 
 # The README's test command: dependencies, build, host unit tests and the
 # in-VM selftests.  The runner's last line is "N passed, N failed, ...".
