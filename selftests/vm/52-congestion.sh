@@ -72,21 +72,32 @@ bulk() {
 
 f() { detail_field "$(cat "$B.$1.qp")" "$2"; }
 
+# want RUN FIELD OP VALUE: RUN's mid-run FIELD passes [ FIELD OP VALUE ];
+# if not, say what it was and show the whole snapshot.
+want() {
+	local v
+	v=$(f "$1" "$2")
+	[ "$v" "$3" "$4" ] && return 0
+	echo "$1: $2 is '$v', want $3 $4; mid-run snapshot:"
+	cat "$B.$1.qp"
+	return 1
+}
+
 wan_live() {
 	bulk wan || return 1
-	[ "$(f wan drv_cc)" = wan ]
-	[ "$(f wan drv_sr)" = on ]
-	[ "$(f wan drv_bw_pps)" -gt 0 ]
-	[ "$(f wan drv_pace_pps)" -gt 0 ]
+	want wan drv_cc = wan
+	want wan drv_sr = on
+	want wan drv_bw_pps -gt 0
+	want wan drv_pace_pps -gt 0
 	# netem adds 40 ms to each round trip; the minimum must see it
 	# (no upper bound: a loaded host stretches every round trip).
-	[ "$(f wan drv_min_rtt_us)" -ge 40000 ]
+	want wan drv_min_rtt_us -ge 40000
 }
 
 aimd_live() {
 	bulk aimd || return 1
-	[ "$(f aimd drv_cc)" = aimd ]
-	[ "$(f aimd drv_pace_pps)" = 0 ]
+	want aimd drv_cc = aimd
+	want aimd drv_pace_pps = 0
 }
 
 # Both ran SECS seconds on the same path: the one that does not take
