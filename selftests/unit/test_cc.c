@@ -324,11 +324,35 @@ static void test_path(void)
 	   "(collapses, as the WAN mode must not)", g / 10, g % 10);
 }
 
+/* A timeout restarts the window from its floor; the model stays. */
+static void test_timeout(void)
+{
+	struct sroce_rate_sample rs = { 0 };
+	struct sroce_wan w;
+
+	sroce_wan_init(&w, 16, 1024, 8192, 0);
+	rs.delivered = 100;
+	rs.interval_ns = 10 * MS;
+	rs.rtt_ns = 10 * MS;
+	rs.acked = 100;
+	sroce_wan_ack(&w, &rs, 10 * MS);
+	sroce_wan_timeout(&w);
+	is(w.cwnd, 16, "a timeout: the window restarts at its floor");
+	is(sroce_wan_bw(&w), 10000, "... the bandwidth estimate stays");
+	is(w.min_rtt_ns, 10 * MS, "... and so does the min RTT");
+	rs.prior_delivered = rs.delivered;
+	rs.delivered += 16;
+	rs.acked = 16;
+	sroce_wan_ack(&w, &rs, 30 * MS);
+	is(w.cwnd, 32, "... and grows by what each ACK delivers");
+}
+
 int main(void)
 {
 	tap_start();
 	test_rules();
 	test_app_limited();
+	test_timeout();
 	test_path();
 	return tap_done();
 }

@@ -100,14 +100,21 @@ const char *sroce_cc_name(const struct sroce_qp *qp)
 /*
  * A loss, or a packet refused locally.  AIMD halves the window, once
  * per episode (until everything sent before it is acknowledged); the
- * WAN model does not take loss for congestion.
+ * WAN model does not take loss for congestion, but a timeout restarts
+ * its window (proto/cc.c).
  */
 void sroce_cc_loss(struct sroce_qp *qp, enum sroce_why why)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->cc != SROCE_CC_AIMD)
+	if (req->cc == SROCE_CC_WAN) {
+		if (why != SROCE_WHY_TIMEOUT)
+			return;
+		sroce_wan_timeout(&req->wan);
+		req->cwnd.cwnd = req->wan.cwnd;
+		trace_sroce_cwnd(qp->ibqp.qp_num, req->cwnd.cwnd, why);
 		return;
+	}
 	if (sroce_cwnd_loss(&req->cwnd, req->una, req->psn_max))
 		trace_sroce_cwnd(qp->ibqp.qp_num, req->cwnd.cwnd, why);
 }

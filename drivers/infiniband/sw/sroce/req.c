@@ -615,6 +615,23 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 }
 
 /*
+ * A resend needs room in the window as a new packet does, but what is
+ * known lost has left the path: it does not count.  Otherwise a timeout
+ * that finds a whole window lost sends all of it again at once, into the
+ * queue that made it late.  The oldest record may always go: its ACK
+ * is what opens the window (a READ's record holds many PSNs but counts
+ * as one lost).
+ */
+static bool sroce_req_resend_room(struct sroce_req *req,
+				  const struct sroce_txpkt *p)
+{
+	u32 out = sroce_req_in_flight(req);
+
+	return p == sroce_req_pkt(req, req->pkt_tail) ||
+	       out - min(out, req->lost) < req->cwnd.cwnd;
+}
+
+/*
  * Selective repeat: resend the oldest packet a SACK showed lost, in
  * place: its record stays where it is, marked resent.
  */
@@ -628,7 +645,8 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 
 	if (!p)
 		return 0;
-	if (sroce_tx_throttled(qp) || !sroce_cc_pace_ok(qp))
+	if (!sroce_req_resend_room(req, p) || sroce_tx_throttled(qp) ||
+	    !sroce_cc_pace_ok(qp))
 		return -ENOBUFS;
 	w = sroce_req_wqe(qp, p->wqe);
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,

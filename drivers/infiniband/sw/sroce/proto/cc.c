@@ -187,3 +187,15 @@ void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
 	sroce_wan_state(w, rs, now);
 	sroce_wan_cwnd(w, rs);
 }
+
+/*
+ * A retransmit timeout: nothing came back for a whole RTO, so what was in
+ * flight is gone, or queued somewhere far longer than the model thinks.
+ * Start again from the smallest window and grow by what each ACK
+ * delivers (sroce_wan_cwnd()), as BBR does on a timeout; the model
+ * stays.  Random loss that selective repeat repairs does not come here.
+ */
+void sroce_wan_timeout(struct sroce_wan *w)
+{
+	w->cwnd = w->min_cwnd;
+}

@@ -105,6 +105,7 @@ void sroce_wan_init(struct sroce_wan *w, uint32_t min_cwnd, uint32_t init,
 		    uint32_t max_cwnd, uint64_t now);
 void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
 		   uint64_t now);
+void sroce_wan_timeout(struct sroce_wan *w);
 uint64_t sroce_wan_bw(const struct sroce_wan *w);
 uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w);
 uint64_t sroce_wan_bdp(const struct sroce_wan *w);
