@@ -366,18 +366,19 @@ static bool sroce_req_window_open(struct sroce_req *req, u32 psn, u32 npsn)
 	       sroce_req_records_room(req);
 }
 
-/* Time this packet, first sent now, unless one is being timed already. */
-static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn)
+/* Time this packet, first sent at @now, unless one is timed already. */
+static void sroce_req_rtt_start(struct sroce_req *req, u32 psn, u32 npsn,
+				u64 now)
 {
 	if (req->rtt_timing)
 		return;
 	req->rtt_timing = true;
 	req->rtt_psn = sroce_psn_add(psn, npsn - 1);
-	req->rtt_start_ns = sroce_clock_ns();
+	req->rtt_start_ns = now;
 }
 
 static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
-			     bool resent)
+			     bool resent, u64 now)
 {
 	struct sroce_txpkt *p = sroce_req_pkt(req, req->pkt_head);
 
@@ -385,7 +386,7 @@ static void sroce_req_record(struct sroce_req *req, u32 psn, u32 npsn,
 	p->npsn = npsn;
 	p->wqe = req->cur;
 	p->flags = resent ? SROCE_TXPKT_RESENT : 0;
-	p->xmit_ns = sroce_clock_ns();
+	p->xmit_ns = now;
 	sroce_cc_sent(req, p);
 	req->pkt_head++;
 }
@@ -580,10 +581,17 @@ static void sroce_req_arm_rto(struct sroce_qp *qp)
 		sroce_req_restart_rto(qp);
 }
 
-/* Send the next packet of @w (cur, at cur_off) and advance. */
+/*
+ * Send the next packet of @w (cur, at cur_off) and advance.  Its send
+ * time is taken before it is handed to IP: the softirqs that run when
+ * ip_local_out() enables bottom halves again (the receive path, on a busy
+ * guest for milliseconds) come after it has left, and would make its
+ * round trip look shorter than the path's (so in the resend below too).
+ */
 static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	struct sroce_req *req = &qp->req;
+	u64 now = sroce_clock_ns();
 	struct sroce_req_pkt o;
 	bool resent;
 	int err;
@@ -596,9 +604,9 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
 		req->retransmits++;
 	} else {
-		sroce_req_rtt_start(req, o.psn, o.npsn);
+		sroce_req_rtt_start(req, o.psn, o.npsn, now);
 	}
-	sroce_req_record(req, o.psn, o.npsn, resent);
+	sroce_req_record(req, o.psn, o.npsn, resent, now);
 	if (o.ackreq)
 		req->ackreq_psn = o.psn;
 	req->psn = sroce_psn_add(o.psn, o.npsn);
@@ -641,6 +649,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	struct sroce_txpkt *p = sroce_sr_req_next_lost(req);
 	struct sroce_swqe *w;
 	struct sroce_req_pkt o;
+	u64 now;
 	int err;
 
 	if (!p)
@@ -649,6 +658,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	    !sroce_cc_pace_ok(qp))
 		return -ENOBUFS;
 	w = sroce_req_wqe(qp, p->wqe);
+	now = sroce_clock_ns();
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
 			   SROCE_WHY_SACK_RESEND);
 	err = sroce_req_xmit(qp, w,
@@ -661,7 +671,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	    sroce_psn_in_window(req->rtt_psn, p->psn, p->npsn))
 		req->rtt_timing = false;
 	p->flags = (p->flags & ~SROCE_TXPKT_LOST) | SROCE_TXPKT_RESENT;
-	p->xmit_ns = sroce_clock_ns();
+	p->xmit_ns = now;
 	sroce_cc_sent(req, p);
 	req->lost--;
 	req->ackreq_psn = o.psn;
