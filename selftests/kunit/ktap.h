@@ -37,6 +37,7 @@ int sroce_kunit_req(void);
 int sroce_kunit_resp(void);
 int sroce_kunit_sack(void);
 int sroce_kunit_cc(void);
+int sroce_kunit_dcqcn(void);
 int sroce_kunit_wire(void);
 
 static int tap_count;

@@ -26,6 +26,7 @@ static void name(struct kunit *test)				\
 
 SROCE_KUNIT_CASE(aeth)
 SROCE_KUNIT_CASE(cc)
+SROCE_KUNIT_CASE(dcqcn)
 SROCE_KUNIT_CASE(icrc)
 SROCE_KUNIT_CASE(psn)
 SROCE_KUNIT_CASE(req)
@@ -36,6 +37,7 @@ SROCE_KUNIT_CASE(wire)
 static struct kunit_case sroce_kunit_cases[] = {
 	KUNIT_CASE(aeth),
 	KUNIT_CASE(cc),
+	KUNIT_CASE(dcqcn),
 	KUNIT_CASE(icrc),
 	KUNIT_CASE(psn),
 	KUNIT_CASE(req),

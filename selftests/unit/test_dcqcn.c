@@ -143,7 +143,7 @@ static void test_lazy(void)
 #define PMAX_PPM	100000		/* 10 % just below KMAX */
 #define QLIMIT		2000
 #define FLOWS		2
-#define LINE		(1 << 16)	/* packets in flight on the wire */
+#define LINE		(1 << 13)	/* packets in flight on the wire */
 
 struct flow {
 	struct sroce_dcqcn d;
@@ -296,16 +296,22 @@ static void dsim_run(struct dsim *s, unsigned int n, bool deaf,
 	}
 }
 
+/* In tenths of a percent: no floating point, as KUnit runs this too. */
+static unsigned int permille(uint64_t part, uint64_t whole)
+{
+	return (unsigned int)(part * 1000 / whole);
+}
+
 static void test_switch(void)
 {
 	static struct dsim s;
 	uint64_t half = 5 * LINK_PPS, a, b;
-	double jain;
+	unsigned int jain;
 
 	dsim_run(&s, 1, false, 10);
-	diag("1 flow: %.1f %% of the link, queue mean %.1f max %u, %u cuts, %llu drops",
-	     100.0 * s.f[0].got / half, (double)s.qsum / s.qsamples, s.qmax,
-	     s.f[0].d.cuts, (unsigned long long)s.drops);
+	diag("1 flow: %u permille of the link, queue mean %u max %u, %u cuts, %u drops",
+	     permille(s.f[0].got, half), (unsigned int)(s.qsum / s.qsamples),
+	     s.qmax, s.f[0].d.cuts, (unsigned int)s.drops);
 	ok(s.f[0].got * 100 >= half * 90, "one flow keeps >= 90 %% of the link busy");
 	ok(s.qmax < 2 * KMAX, "... with the queue below 2 x KMAX (%u)", s.qmax);
 	ok(s.f[0].d.cuts > 0, "... because CNPs cut its rate");
@@ -313,18 +319,19 @@ static void test_switch(void)
 	dsim_run(&s, 2, false, 10);
 	a = s.f[0].got;
 	b = s.f[1].got;
-	jain = (double)(a + b) * (a + b) / (2.0 * ((double)a * a + (double)b * b));
-	diag("2 flows: %.1f %% and %.1f %%, Jain %.3f, queue mean %.1f max %u, %llu drops",
-	     100.0 * a / half, 100.0 * b / half, jain,
-	     (double)s.qsum / s.qsamples, s.qmax, (unsigned long long)s.drops);
+	/* Jain's index, in thousandths: (a + b)^2 / (2 (a^2 + b^2)). */
+	jain = permille((a + b) * (a + b), 2 * (a * a + b * b));
+	diag("2 flows: %u and %u permille, Jain %u/1000, queue mean %u max %u, %u drops",
+	     permille(a, half), permille(b, half), jain,
+	     (unsigned int)(s.qsum / s.qsamples), s.qmax, (unsigned int)s.drops);
 	ok((a + b) * 100 >= half * 90, "two flows keep >= 90 %% of the link busy");
-	ok(jain >= 0.95, "... and share it fairly (Jain %.3f)", jain);
+	ok(jain >= 950, "... and share it fairly (Jain %u/1000)", jain);
 	ok(s.qmax < 2 * KMAX && !s.drops,
 	   "... with the queue below 2 x KMAX (%u), without a drop", s.qmax);
 
 	dsim_run(&s, 2, true, 4);
-	diag("2 flows deaf to CNPs: queue max %u, %llu drops", s.qmax,
-	     (unsigned long long)s.drops);
+	diag("2 flows deaf to CNPs: queue max %u, %u drops", s.qmax,
+	     (unsigned int)s.drops);
 	ok(s.qmax >= QLIMIT - 1 && s.drops,
 	   "deaf to CNPs, the same flows overflow the queue");
 }
