@@ -443,11 +443,41 @@ counter_snap() {
 		tr -s ' ' '\n' | paste - - | awk '$2 ~ /^[0-9]+$/' >"$3"
 }
 
+# snap_value FILE NAME: counter NAME in a counter_snap file.
+snap_value() {
+	awk -v n="$2" '$1 == n || $1 == "drv_" n { print $2; exit }' "$1"
+}
+
 # counter_delta BEFORE AFTER NAME: how much counter NAME grew between
 # two counter_snap files.
 counter_delta() {
 	awk -v n="$3" 'FNR == 1 { f++ } $1 == n || $1 == "drv_" n { v[f] = $2 }
 		END { print v[2] - v[1] }' "$1" "$2"
+}
+
+# bulk_write PREFIX SECS PORT: an RDMA WRITE bulk load (ib_write_bw, 64 KiB
+# messages) for SECS seconds from fab2 (ns2) to fab1 (ns1) of
+# topo_sroce_pair, on PORT.  Counters before and after go to
+# PREFIX.before and PREFIX.after (fab2), PREFIX.before1 and PREFIX.after1
+# (fab1); half way, fab2's QP detail (rc_qp_detail) to PREFIX.qp and its
+# counters to PREFIX.mid.
+bulk_write() {
+	local b=$1 secs=$2 port=$3 spid
+	ip netns exec ns1 ib_write_bw -d fab1 -x "$G4A" -F -s 65536 -D "$secs" \
+		-p "$port" >"$b.server" 2>&1 &
+	spid=$!
+	wait_listen ns1 "$port" || { kill "$spid"; return 1; }
+	counter_snap ns2 fab2 "$b.before"
+	counter_snap ns1 fab1 "$b.before1"
+	ip netns exec ns2 ib_write_bw -d fab2 -x "$G4B" -F -s 65536 -D "$secs" \
+		-p "$port" 192.168.77.1 >"$b.client" 2>&1 &
+	sleep $((secs / 2))
+	rc_qp_detail ns2 fab2 >"$b.qp"
+	counter_snap ns2 fab2 "$b.mid"
+	wait $! || { cat "$b.client"; kill "$spid"; return 1; }
+	wait "$spid" || { cat "$b.server"; return 1; }
+	counter_snap ns2 fab2 "$b.after"
+	counter_snap ns1 fab1 "$b.after1"
 }
 
 # rc_qp_detail NS DEV: DEV's first RTS RC QP from `rdma -j resource show
@@ -475,6 +505,18 @@ for q in json.load(sys.stdin):
 # detail_field LINE NAME: the value after NAME in a "name value ..." line.
 detail_field() {
 	echo "$1" | tr -s ' ' '\n' | awk -v n="$2" '$0 == n { getline; print; exit }'
+}
+
+# detail_want FILE NAME OP VALUE: the value after NAME in the detail line
+# in FILE passes [ value OP VALUE ]; if not, say what it was and show the
+# line.
+detail_want() {
+	local v
+	v=$(detail_field "$(cat "$1")" "$2")
+	[ "$v" "$3" "$4" ] && return 0
+	echo "$2 is '$v', want $3 $4; in $1:"
+	cat "$1"
+	return 1
 }
 
 # capture_start NS IFACE FILE: record UDP 4791 on IFACE in namespace NS

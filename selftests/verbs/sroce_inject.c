@@ -186,7 +186,7 @@ enum cnt {
 	C_RX, C_BAD_HDR, C_ICRC, C_PKEY, C_TRANSPORT, C_UNKNOWN_QP, C_GSI,
 	C_DROPPED, C_DUP, C_OOS, C_STALE, C_BAD_RESP, C_ACKS, C_SEQ_NAKS,
 	C_RNR_NAKS, C_ERR_NAKS, C_DUP_READS, C_DUP_ATOMICS, C_BAD_ADDR,
-	C_MCAST_DROPPED, C_ECN_CE, C_CNPS, NCNT
+	C_MCAST_DROPPED, C_ECN_CE, C_CNPS, C_CNPS_SENT, NCNT
 };
 
 static const char *const cnt_names[NCNT] = {
@@ -212,6 +212,7 @@ static const char *const cnt_names[NCNT] = {
 	[C_MCAST_DROPPED] = "rx_mcast_dropped",
 	[C_ECN_CE] = "rx_ecn_ce",
 	[C_CNPS] = "cnps_received",
+	[C_CNPS_SENT] = "cnps_sent",
 };
 
 #define ANY	INT64_MIN	/* a counter the case does not judge */
@@ -1524,11 +1525,16 @@ static void case_icrc_masked(struct cx *c)
 	write_rerouted(c, 300, 3, 0xba, true);
 }
 
-/* Congestion Experienced on the way: executed as usual, and counted. */
+/*
+ * Congestion Experienced on the way: executed as usual, counted, and, after
+ * the ACK, a CNP to the sender's QP (BECN, PSN 0).
+ */
 static void case_ecn_ce(struct cx *c)
 {
 	write_rerouted(c, 200, 64, 0x03, false);
+	want_resp(c, SROCE_OPCODE_CNP, -1, 0);
 	expect(c, C_ECN_CE, 1);
+	expect(c, C_CNPS_SENT, 1);
 }
 
 static void case_bad_tver(struct cx *c)
@@ -1601,7 +1607,10 @@ static void send_transport(struct cx *c, uint8_t tr, uint8_t op)
 	inject(c, &h, c->data,
 	       sroce_wire_opcode_info(tr | op)->flags & SROCE_OPF_PAYLOAD ?
 	       64 : 0);
-	/* A CNP is a transport of its own: counted, never a QP's. */
+	/*
+	 * A CNP is for the QP's requester: counted; a QP under aimd (the
+	 * default) does nothing more.
+	 */
 	expect(c, tr == SROCE_TR_CNP ? C_CNPS : C_TRANSPORT, 1);
 }
 
@@ -1632,6 +1641,18 @@ static void case_transport_xrc(struct cx *c)
 static void case_transport_cnp(struct cx *c)
 {
 	send_transport(c, SROCE_TR_CNP, SROCE_OP_CNP);
+	expect(c, C_RX, 1);
+}
+
+/* A CNP for a QP whose requester is not running yet: dropped. */
+static void case_cnp_rtr(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, SROCE_OPCODE_CNP, 0);
+
+	h.becn = true;
+	inject(c, &h, NULL, 0);
+	expect(c, C_RX, 1);
+	expect(c, C_DROPPED, 1);
 }
 
 /* A good WRITE, but to QPN @qpn. */
@@ -2635,7 +2656,7 @@ static const struct tcase cases[] = {
 	  .fn = case_ipv4_options, .v4_only = true },
 	{ .name = "icrc_masked", .desc = "TTL, TOS/flow label, FECN/BECN changed after sealing: accepted",
 	  .fn = case_icrc_masked },
-	{ .name = "ecn_ce", .desc = "WRITE marked ECN CE: executed, ACKed, rx_ecn_ce",
+	{ .name = "ecn_ce", .desc = "WRITE marked ECN CE: executed, ACKed, rx_ecn_ce, a CNP back",
 	  .fn = case_ecn_ce },
 	{ .name = "bad_tver", .desc = "BTH transport version 1: rx_bad_hdr",
 	  .fn = case_bad_tver },
@@ -2653,6 +2674,8 @@ static const struct tcase cases[] = {
 	  .fn = case_transport_xrc },
 	{ .name = "transport_cnp", .desc = "CNP: cnps_received, nothing else",
 	  .fn = case_transport_cnp },
+	{ .name = "cnp_rtr", .desc = "CNP to a QP in RTR: rx_dropped",
+	  .fn = case_cnp_rtr, .upto = IBV_QPS_RTR },
 	{ .name = "qpn_unknown", .desc = "destination QPN 0xfedcba: rx_unknown_qp",
 	  .fn = case_qpn_unknown },
 	{ .name = "qpn_stale", .desc = "QPN of a QP just destroyed: rx_unknown_qp",

@@ -12,6 +12,14 @@
  *		is not taken for congestion.  For long, lossy paths; best
  *		with selective repeat (sr.c), which repairs loss without
  *		stalling the window.
+ *   dcqcn	AIMD's window, and DCQCN's rate (proto/dcqcn.h): requests
+ *		go ECT(0), a switch marks them CE when its queue builds,
+ *		the peer answers with a CNP, and each CNP cuts the pace.
+ *		For a LAN with ECN-marking switches, and RoCE NICs.
+ *
+ * Whatever its policy, a QP that receives a CE-marked packet sends its
+ * peer a CNP, at most one per 50 us, as a RoCE NIC does (the notification
+ * point); only a QP under dcqcn reacts to one.
  *
  * Chosen per device (/sys/class/infiniband/DEV/cc, from the cc module
  * parameter when the device is created), read by each QP at RTS.
@@ -22,6 +30,7 @@
  * are not paced.
  */
 #include <linux/moduleparam.h>
+#include <net/inet_ecn.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -30,6 +39,7 @@
 static const char * const sroce_cc_names[] = {
 	[SROCE_CC_AIMD] = "aimd",
 	[SROCE_CC_WAN] = "wan",
+	[SROCE_CC_DCQCN] = "dcqcn",
 };
 
 static int sroce_cc_default = SROCE_CC_AIMD;
@@ -67,11 +77,44 @@ static const struct kernel_param_ops sroce_cc_param_ops = {
 	.get = sroce_cc_param_get,
 };
 module_param_cb(cc, &sroce_cc_param_ops, NULL, 0644);
-MODULE_PARM_DESC(cc, "Congestion control of new devices: aimd or wan; per device: /sys/class/infiniband/DEV/cc [aimd]");
+MODULE_PARM_DESC(cc, "Congestion control of new devices: aimd, wan or dcqcn; per device: /sys/class/infiniband/DEV/cc [aimd]");
 
 u8 sroce_cc_default_mode(void)
 {
 	return READ_ONCE(sroce_cc_default);
+}
+
+/*
+ * The gap between paced packets (0: not paced), and the QP's share of the
+ * device's rc_pacing_kbps gauge, kept as a sum so that reading it walks
+ * no QP.  Only the QP's engine, or its RTS and reset (the engine quiet
+ * for the requester), set it.
+ */
+void sroce_cc_set_gap(struct sroce_qp *qp, u64 gap_ns)
+{
+	struct sroce_req *req = &qp->req;
+	u64 kbps = gap_ns ? div_u64(div64_u64(NSEC_PER_SEC, gap_ns) *
+				    qp->mtu * 8, 1000) : 0;
+
+	req->pace_gap_ns = gap_ns;
+	if (kbps == req->pace_kbps)
+		return;
+	atomic64_add(kbps - req->pace_kbps,
+		     &qp->sdev->cnt.c[SROCE_CNT_RC_PACING_KBPS]);
+	req->pace_kbps = kbps;
+}
+
+/*
+ * An RTT sample of some RC QP: the device's rc_srtt_us gauge follows it
+ * (1/8 per sample, as srtt).  Racing samples may lose one another's
+ * update; a gauge can afford that, and no lock is taken per ACK.
+ */
+void sroce_cc_rtt_gauge(struct sroce_qp *qp, u64 us)
+{
+	atomic64_t *g = &qp->sdev->cnt.c[SROCE_CNT_RC_SRTT_US];
+	s64 old = atomic64_read(g);
+
+	atomic64_set(g, old ? old - old / 8 + (s64)us / 8 : (s64)us);
 }
 
 /* RTS: the device's policy, a fresh model, no pace yet. */
@@ -88,8 +131,9 @@ void sroce_cc_arm(struct sroce_qp *qp)
 	req->first_tx_ns = now;
 	req->app_limited = 0;
 	memset(&req->rs, 0, sizeof(req->rs));
-	req->pace_gap_ns = 0;
+	sroce_cc_set_gap(qp, 0);
 	req->pace_next_ns = now;
+	sroce_dcqcn_init(&req->dcqcn, SROCE_DCQCN_PERIOD_MIN_NS, now);
 }
 
 const char *sroce_cc_name(const struct sroce_qp *qp)
@@ -198,7 +242,7 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 		sroce_wan_ack(&req->wan, rs, sroce_clock_ns());
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);
-		req->pace_gap_ns = pps ? div64_u64(NSEC_PER_SEC, pps) : 0;
+		sroce_cc_set_gap(qp, pps ? div64_u64(NSEC_PER_SEC, pps) : 0);
 	}
 	memset(rs, 0, sizeof(*rs));
 }
@@ -222,15 +266,103 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 	return false;
 }
 
-/* A data packet went: the next one is due a gap later. */
-void sroce_cc_paced(struct sroce_qp *qp)
+static void sroce_cc_dcqcn_pace(struct sroce_qp *qp)
+{
+	u64 pps = sroce_dcqcn_pps(&qp->req.dcqcn);
+
+	sroce_cc_set_gap(qp, pps ? div64_u64(NSEC_PER_SEC, pps) : 0);
+}
+
+/*
+ * A data packet of @len bytes went: the next one is due a gap later;
+ * DCQCN's byte counter and timers move.
+ */
+void sroce_cc_paced(struct sroce_qp *qp, u32 len)
 {
 	struct sroce_req *req = &qp->req;
 	u64 now;
 
-	if (!req->pace_gap_ns)
+	if (req->cc != SROCE_CC_DCQCN && !req->pace_gap_ns)
 		return;
 	now = sroce_clock_ns();
-	req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
-					    req->pace_gap_ns);
+	if (req->cc == SROCE_CC_DCQCN &&
+	    sroce_dcqcn_sent(&req->dcqcn, len, now))
+		sroce_cc_dcqcn_pace(qp);
+	if (req->pace_gap_ns)
+		req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
+						    req->pace_gap_ns);
+}
+
+/*
+ * The rate a CNP finds an unpaced flow at: a window per round trip (1 ms
+ * before the first sample).
+ */
+static u64 sroce_cc_rate_now(const struct sroce_req *req)
+{
+	u64 rtt_ns = (u64)(req->rtt.srtt_us ?: USEC_PER_MSEC) * NSEC_PER_USEC;
+
+	if (req->pace_gap_ns)
+		return div64_u64(NSEC_PER_SEC, req->pace_gap_ns);
+	return div64_u64((u64)req->cwnd.cwnd * NSEC_PER_SEC, rtt_ns);
+}
+
+/* The reaction point: a CNP from the peer cuts the pace (dcqcn only). */
+static void sroce_cc_cnp(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* Pairs with sroce_req_arm(): its policy and rate are set. */
+	if (!smp_load_acquire(&req->ready) || req->cc != SROCE_CC_DCQCN)
+		return;
+	/* A cut takes a round trip to show: no second one before. */
+	sroce_dcqcn_set_period(&req->dcqcn,
+			       (u64)req->rtt.srtt_us * NSEC_PER_USEC);
+	if (!sroce_dcqcn_cnp(&req->dcqcn, sroce_cc_rate_now(req),
+			     sroce_clock_ns()))
+		return;
+	sroce_cc_dcqcn_pace(qp);
+	trace_sroce_dcqcn_cut(qp->ibqp.qp_num, sroce_dcqcn_pps(&req->dcqcn),
+			      req->dcqcn.alpha);
+}
+
+/* The notification point: tell the peer a packet of its came CE-marked. */
+static void sroce_cc_send_cnp(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 now = sroce_clock_ns();
+	struct sroce_pkt_hdr h;
+	struct sk_buff *skb;
+
+	if (req->cnp_sent_ns && now - req->cnp_sent_ns < SROCE_DCQCN_CNP_GAP_NS)
+		return;
+	sroce_tx_hdr_init(qp, &h, SROCE_OPCODE_CNP, 0);
+	h.becn = true;
+	skb = sroce_tx_alloc(qp, &h, 0);
+	if (!skb || sroce_tx_xmit(qp, skb))
+		return;
+	req->cnp_sent_ns = now;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_CNPS_SENT);
+}
+
+/* What the receive path flagged (sroce_engine_recv()), in the engine. */
+void sroce_cc_signals(struct sroce_qp *qp)
+{
+	if (test_and_clear_bit(SROCE_ENG_CE, &qp->req.flags))
+		sroce_cc_send_cnp(qp);
+	if (test_and_clear_bit(SROCE_ENG_CNP, &qp->req.flags))
+		sroce_cc_cnp(qp);
+}
+
+/*
+ * The ECN field of a packet of @qp with this BTH opcode: ECT(0) on the
+ * requests DCQCN paces, so that a switch may mark them; nothing else.
+ */
+u8 sroce_cc_ecn(const struct sroce_qp *qp, u8 opcode)
+{
+	const struct sroce_opcode_info *oi = sroce_wire_opcode_info(opcode);
+
+	if (READ_ONCE(qp->req.cc) != SROCE_CC_DCQCN || !oi ||
+	    !(oi->flags & SROCE_OPF_REQ))
+		return 0;
+	return INET_ECN_ECT_0;
 }

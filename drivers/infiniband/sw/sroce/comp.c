@@ -127,8 +127,9 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 }
 
 /* The timed packet, sent once, is acknowledged: one RTT sample. */
-static void sroce_comp_rtt(struct sroce_req *req, u32 next)
+static void sroce_comp_rtt(struct sroce_qp *qp, u32 next)
 {
+	struct sroce_req *req = &qp->req;
 	u64 now = sroce_clock_ns(), us;
 
 	if (!req->rtt_timing || !sroce_psn_after(next, req->rtt_psn))
@@ -139,6 +140,7 @@ static void sroce_comp_rtt(struct sroce_req *req, u32 next)
 		return;
 	us = div_u64(now - req->rtt_start_ns, NSEC_PER_USEC);
 	sroce_rtt_sample(&req->rtt, us);
+	sroce_cc_rtt_gauge(qp, us);
 }
 
 /* Every PSN before @next is acknowledged: drop records, refill retries. */
@@ -152,7 +154,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 		return;
 	acked = sroce_psn_sub(next, req->una);
 	req->una = next;
-	sroce_comp_rtt(req, next);
+	sroce_comp_rtt(qp, next);
 	sroce_cc_acked(qp, acked);
 	while (req->pkt_tail != req->pkt_head) {
 		struct sroce_txpkt *p =

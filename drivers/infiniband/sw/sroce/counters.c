@@ -54,11 +54,14 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_XRC_BAD_SRQ].name = "rx_xrc_bad_srq",
 	[SROCE_CNT_RX_ECN_CE].name = "rx_ecn_ce",
 	[SROCE_CNT_CNPS_RCVD].name = "cnps_received",
+	[SROCE_CNT_CNPS_SENT].name = "cnps_sent",
 	[SROCE_CNT_SACKS_SENT].name = "sacks_sent",
 	[SROCE_CNT_SACKS_RCVD].name = "sacks_received",
 	[SROCE_CNT_SACK_RETRANSMITS].name = "sack_retransmits",
 	[SROCE_CNT_RX_OFO_QUEUED].name = "rx_ofo_queued",
 	[SROCE_CNT_RX_OFO_DROPPED].name = "rx_ofo_dropped",
+	[SROCE_CNT_RC_PACING_KBPS].name = "rc_pacing_kbps",
+	[SROCE_CNT_RC_SRTT_US].name = "rc_srtt_us",
 };
 
 struct rdma_hw_stats *sroce_counters_alloc_stats(struct ib_device *ibdev,

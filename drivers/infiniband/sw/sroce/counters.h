@@ -60,15 +60,22 @@ enum sroce_counter {
 	SROCE_CNT_MR_ACCESS_REFUSED,	/* remote access through an MR refused */
 	SROCE_CNT_FR_OP_ERRORS,		/* fast reg, MR invalidations refused */
 	SROCE_CNT_RX_XRC_BAD_SRQ,	/* XRC: no such SRQ in the TGT's domain */
-	/* Congestion signals (no algorithm reacts to them yet). */
+	/* Congestion signals (cc.c). */
 	SROCE_CNT_RX_ECN_CE,		/* packets that arrived ECN CE-marked */
 	SROCE_CNT_CNPS_RCVD,		/* CNPs received */
+	SROCE_CNT_CNPS_SENT,		/* CNPs sent for CE-marked packets */
 	/* Selective repeat between sroce peers (proto/sack.h). */
 	SROCE_CNT_SACKS_SENT,		/* ACKs that carried SACK blocks */
 	SROCE_CNT_SACKS_RCVD,
 	SROCE_CNT_SACK_RETRANSMITS,	/* packets resent because SACK said */
 	SROCE_CNT_RX_OFO_QUEUED,	/* requests held beyond a gap */
 	SROCE_CNT_RX_OFO_DROPPED,	/* beyond a gap, no room to hold */
+	/*
+	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
+	 * up, and a smoothed RTT over every RC QP's samples.
+	 */
+	SROCE_CNT_RC_PACING_KBPS,
+	SROCE_CNT_RC_SRTT_US,
 	SROCE_CNT_MAX
 };
 

@@ -179,6 +179,8 @@ static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 		return sroce_uc_run(qp, SROCE_BUDGET);
 	more = sroce_engine_rx(qp, SROCE_BUDGET);
 	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
+	/* After the responses: a CNP never delays an ACK. */
+	sroce_cc_signals(qp);
 	/* Pairs with sroce_req_arm(). */
 	if (smp_load_acquire(&qp->req.ready)) {
 		sroce_comp_timers(qp);
@@ -362,6 +364,7 @@ void sroce_engine_qp_destroy(struct sroce_qp *qp)
 {
 	sroce_engine_quiesce(qp);
 	skb_queue_purge(&qp->rxq);
+	sroce_cc_set_gap(qp, 0);
 	sroce_resp_free(qp);
 	sroce_req_free(qp);
 	dst_cache_destroy(&qp->req.dst_cache);
@@ -375,6 +378,10 @@ void sroce_engine_qp_reset(struct sroce_qp *qp)
 	skb_queue_purge(&qp->rxq);
 	sroce_req_reset(qp);
 	sroce_resp_reset(qp);
+	/* Congestion signals were for the old connection, its pace too. */
+	clear_bit(SROCE_ENG_CE, &qp->req.flags);
+	clear_bit(SROCE_ENG_CNP, &qp->req.flags);
+	sroce_cc_set_gap(qp, 0);
 	if (!cpu_online(qp->req.cpu))
 		sroce_engine_pick_cpu(qp);
 	set_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags);
@@ -423,11 +430,10 @@ static bool sroce_engine_addr_ok(const struct sroce_qp *qp,
 }
 
 /*
- * A verified packet for @sdev (softirq): find its QP and queue it there.
- * The QP reference is dropped once the work is kicked; destroy removes
- * the QP from the table (waiting for us) before it stops the engine.
+ * Queue a verified packet on @qp (softirq), or drop and count it; true
+ * if queued.  The caller kicks the work.
  */
-void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
+static bool sroce_engine_take(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	enum ib_qp_state state;
@@ -456,14 +462,50 @@ void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	/* Nothing below needs the route the packet came in on. */
 	skb_dst_drop(skb);
 	skb_queue_tail(&qp->rxq, skb);
-	sroce_engine_poke(qp);
-	return;
+	return true;
 
 drop:
 	kfree_skb(skb);
+	return false;
 }
 
-void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (sroce_engine_take(qp, skb))
+		sroce_engine_poke(qp);
+}
+
+/*
+ * A CNP for a QP that sends requests, in RTS or SQD, from its peer's
+ * address (a forged one could only slow us down): a flag for the
+ * engine (cc.c); the packet itself says nothing more.
+ */
+static void sroce_engine_cnp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI) {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_BAD_TRANSPORT);
+	} else if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+		   !sroce_engine_addr_ok(qp, skb)) {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_DROPPED);
+	} else {
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_CNPS_RCVD);
+		set_bit(SROCE_ENG_CNP, &qp->req.flags);
+		sroce_engine_poke(qp);
+	}
+	kfree_skb(skb);
+}
+
+/*
+ * A verified packet for @sdev (softirq): find its QP and queue it there;
+ * @ce: it came CE-marked, and a connected QP owes its peer a CNP.  The
+ * QP reference is dropped once the work is kicked; destroy removes the
+ * QP from the table (waiting for us) before it stops the engine.
+ */
+void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce)
 {
 	u32 qpn = sroce_be_load24(skb->data + 5);	/* BTH DestQP */
 	struct sroce_qp *qp;
@@ -483,7 +525,14 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	sroce_engine_deliver(qp, skb);
+	if (skb->data[0] == SROCE_OPCODE_CNP) {
+		sroce_engine_cnp(qp, skb);
+	} else if (sroce_engine_take(qp, skb)) {
+		if (ce && !sroce_qp_is_ud(qp) &&
+		    qp->ibqp.qp_type != IB_QPT_UC)
+			set_bit(SROCE_ENG_CE, &qp->req.flags);
+		sroce_engine_poke(qp);
+	}
 	sroce_qp_put(qp);
 }
 

@@ -16,6 +16,7 @@
 
 #include "proto/req.h"
 #include "proto/cc.h"
+#include "proto/dcqcn.h"
 
 struct sroce_qp;
 struct sroce_dev;
@@ -53,6 +54,7 @@ enum sroce_why {
 enum sroce_cc_mode {
 	SROCE_CC_AIMD,
 	SROCE_CC_WAN,
+	SROCE_CC_DCQCN,
 };
 
 /* The requester's side of the selective repeat negotiation (sr.c). */
@@ -68,6 +70,8 @@ enum sroce_eng_flag {
 	SROCE_ENG_AV_CHANGED,	/* modify_qp set an AV: drop cached routes */
 	SROCE_ENG_RUNNING,	/* someone is in the engine (a bit lock) */
 	SROCE_ENG_AGAIN,	/* new input since that run began */
+	SROCE_ENG_CE,		/* a packet came CE-marked: owe a CNP */
+	SROCE_ENG_CNP,		/* a CNP came: slow down (DCQCN) */
 };
 
 /*
@@ -122,10 +126,13 @@ struct sroce_req {
 	 * Congestion control (cc.c): the policy; the WAN model; packets
 	 * delivered so far and when the last was, and this ACK's rate
 	 * sample; the pace (0: none) and when the next data packet is due
-	 * (sroce_clock_ns()).
+	 * (sroce_clock_ns()).  DCQCN's rate, and when this QP last sent a
+	 * CNP (as a notification point, whatever its own policy).
 	 */
 	u8 cc;				/* enum sroce_cc_mode */
 	struct sroce_wan wan;
+	struct sroce_dcqcn dcqcn;
+	u64 cnp_sent_ns;
 	u64 delivered;
 	u64 delivered_ns;
 	u64 first_tx_ns;		/* sent: the last delivered packet */
@@ -133,6 +140,7 @@ struct sroce_req {
 	struct sroce_rate_sample rs;
 	u64 pace_gap_ns;
 	u64 pace_next_ns;
+	u64 pace_kbps;			/* its share of rc_pacing_kbps */
 
 	/*
 	 * Selective repeat (sr.c): PSNs the peer holds beyond a gap, and
@@ -240,7 +248,7 @@ void sroce_engine_kick(struct sroce_qp *qp);
 void sroce_engine_poke(struct sroce_qp *qp);
 
 /* Called by the receive path (net_rx.c) for a verified packet. */
-void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce);
 /* Queue a verified packet to @qp (mcast.c: one per member); consumes it. */
 void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 

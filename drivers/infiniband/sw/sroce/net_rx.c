@@ -116,12 +116,9 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 	/* One partition, the default; either membership type. */
 	if ((h.pkey & 0x7fff) != (SROCE_PKEY_DEFAULT & 0x7fff))
 		return SROCE_CNT_RX_BAD_PKEY;
-	/*
-	 * A CNP asks the sender of a CE-marked packet to slow down: counted,
-	 * and dropped here until a congestion control reacts to it.
-	 */
+	/* A CNP asks us to slow down: its QP decides (sroce_engine_recv()). */
 	if (h.opcode == SROCE_OPCODE_CNP)
-		return SROCE_CNT_CNPS_RCVD;
+		return SROCE_CNT_MAX;
 	if (!sroce_transport_supported(h.opcode))
 		return SROCE_CNT_RX_BAD_TRANSPORT;
 	return SROCE_CNT_MAX;
@@ -150,9 +147,11 @@ int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
 	}
 	why = sroce_rx_check(skb, ipv6);
 	if (why == SROCE_CNT_MAX) {
-		if (sroce_rx_ce(skb, ipv6))
+		bool ce = sroce_rx_ce(skb, ipv6);
+
+		if (ce)
 			sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
-		sroce_engine_recv(sdev, skb);
+		sroce_engine_recv(sdev, skb, ce);
 	} else {
 		sroce_cnt_inc(&sdev->cnt, why);
 		if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)

@@ -32,6 +32,7 @@
 #include <net/route.h>
 #include <net/addrconf.h>
 #include <net/dst_cache.h>
+#include <net/inet_ecn.h>
 
 #include "sroce.h"
 #include "rc.h"
@@ -170,8 +171,15 @@ static void sroce_tx_udp(struct sroce_qp *qp, struct sk_buff *skb)
 	uh->check = 0;
 }
 
+/* The traffic class, with the ECN field congestion control asks for. */
+static u8 sroce_tx_tclass(const struct sroce_av *av, u8 ecn)
+{
+	return ecn ? (av->traffic_class & ~INET_ECN_MASK) | ecn :
+		     av->traffic_class;
+}
+
 static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
-			struct socket *sock)
+			struct socket *sock, u8 ecn)
 {
 	const struct sroce_av *av = &qp->av;
 	struct net *net = sock_net(sock->sk);
@@ -189,7 +197,7 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->traffic_class;
+	iph->tos = sroce_tx_tclass(av, ecn);
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
@@ -246,7 +254,7 @@ static struct dst_entry *sroce_tx_route6(struct sroce_qp *qp,
 }
 
 static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
-			struct socket *sock)
+			struct socket *sock, u8 ecn)
 {
 	const struct sroce_av *av = &qp->av;
 	struct net *net = sock_net(sock->sk);
@@ -265,7 +273,7 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 		      &av->daddr.in6.sin6_addr, skb->len);
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class,
+	ip6_flow_hdr(ip6h, sroce_tx_tclass(av, ecn),
 		     htonl(av->flow_label) & IPV6_FLOWLABEL_MASK);
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
@@ -360,6 +368,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	struct socket *sock;
 	unsigned int len;
 	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
+	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
 	int err;
 
 	/* Only the engine's work item uses the cache: reset it from there. */
@@ -380,9 +389,9 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		err = -ENOTCONN;
 	} else if (ipv6) {
-		err = sroce_tx_ip6(qp, skb, sock);
+		err = sroce_tx_ip6(qp, skb, sock, ecn);
 	} else {
-		err = sroce_tx_ip4(qp, skb, sock);
+		err = sroce_tx_ip4(qp, skb, sock, ecn);
 	}
 	rcu_read_unlock();
 	local_bh_enable();

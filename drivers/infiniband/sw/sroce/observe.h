@@ -20,7 +20,7 @@ struct sroce_snap_field {
 	u32 val;
 };
 
-#define SROCE_SNAP_FIELDS_MAX	24
+#define SROCE_SNAP_FIELDS_MAX	32
 
 /*
  * A QP's transport state, read without stopping its engine: each field

@@ -75,6 +75,9 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 			  sroce_qp_snap_u32(div64_u64(NSEC_PER_SEC,
 						      READ_ONCE(req->pace_gap_ns))) :
 			  0);
+	/* DCQCN (cc.c): cuts so far, alpha in 1/65536. */
+	sroce_qp_snap_add(s, "dcqcn_cuts", READ_ONCE(req->dcqcn.cuts));
+	sroce_qp_snap_add(s, "dcqcn_alpha", READ_ONCE(req->dcqcn.alpha));
 	s->cc = sroce_cc_name(qp);
 	s->sr = sroce_sr_name(qp);
 }

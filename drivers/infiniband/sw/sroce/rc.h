@@ -25,6 +25,13 @@
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_ACKREQ_EVERY	64
 /*
+ * ... and, when paced, at least every 1 ms of sending: a slow pace would
+ * otherwise hold the oldest packet's ACK for as long as the pace takes to
+ * send the distance, longer than the RTO (a spurious timeout), and make
+ * every RTT sample that much longer.
+ */
+#define SROCE_ACKREQ_PACED_NS	1000000ULL
+/*
  * Send window, PSNs: the congestion window starts at the default and
  * moves between the minimum and the maximum.  The maximum holds a
  * 100 Mbit/s, 200 ms path's bandwidth-delay product at a 1024-byte MTU
@@ -232,7 +239,11 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 			u64 now);
 void sroce_cc_ack_done(struct sroce_qp *qp);
 bool sroce_cc_pace_ok(struct sroce_qp *qp);
-void sroce_cc_paced(struct sroce_qp *qp);
+void sroce_cc_paced(struct sroce_qp *qp, u32 len);
+void sroce_cc_signals(struct sroce_qp *qp);
+void sroce_cc_set_gap(struct sroce_qp *qp, u64 gap_ns);
+void sroce_cc_rtt_gauge(struct sroce_qp *qp, u64 us);
+u8 sroce_cc_ecn(const struct sroce_qp *qp, u8 opcode);
 
 /* sr.c: selective repeat between sroce peers */
 void sroce_sr_req_arm(struct sroce_qp *qp);

@@ -420,6 +420,17 @@ static int sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *w)
 	return 0;
 }
 
+/* How many packets apart requests ask for an ACK (rc.h). */
+static u32 sroce_req_ackreq_every(const struct sroce_req *req)
+{
+	u32 n = clamp(req->cwnd.cwnd / 8, 4U, (u32)SROCE_ACKREQ_EVERY);
+
+	if (!req->pace_gap_ns)
+		return n;
+	return clamp_t(u64, div64_u64(SROCE_ACKREQ_PACED_NS, req->pace_gap_ns),
+		       1, n);
+}
+
 static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 			       u8 kind)
 {
@@ -441,7 +452,7 @@ static bool sroce_req_want_ack(struct sroce_qp *qp, u32 psn, bool last,
 	 */
 	return last || sroce_kind_is_rd_atomic(kind) ||
 	       sroce_psn_sub(psn, req->ackreq_psn) >=
-	       clamp(req->cwnd.cwnd / 8, 4U, (u32)SROCE_ACKREQ_EVERY) ||
+	       sroce_req_ackreq_every(req) ||
 	       out >= req->cwnd.cwnd;
 }
 
@@ -561,7 +572,7 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 		sroce_engine_backoff(qp);
 		return -ENOBUFS;
 	}
-	sroce_cc_paced(qp);
+	sroce_cc_paced(qp, o->len);
 	return 0;
 }
 

@@ -182,6 +182,24 @@ TRACE_EVENT(sroce_cwnd,
 		  sroce_show_why(__entry->why))
 );
 
+/* DCQCN cut the pace to @pps on a CNP; @alpha in 1/65536 (cc.c). */
+TRACE_EVENT(sroce_dcqcn_cut,
+	TP_PROTO(u32 qpn, u64 pps, u32 alpha),
+	TP_ARGS(qpn, pps, alpha),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u64, pps)
+		__field(u32, alpha)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->pps = pps;
+		__entry->alpha = alpha;
+	),
+	TP_printk("qpn=%u pps=%llu alpha=%u/65536", __entry->qpn,
+		  __entry->pps, __entry->alpha)
+);
+
 /* The peer's answer to the selective repeat offer (sr.c). */
 TRACE_EVENT(sroce_sr,
 	TP_PROTO(u32 qpn, u8 state),
