@@ -507,13 +507,23 @@ detail_field() {
 	echo "$1" | tr -s ' ' '\n' | awk -v n="$2" '$0 == n { getline; print; exit }'
 }
 
+# detail_pick FILE NAME...: "name=value " for each NAME (drv_ prefix
+# included) of the detail line in FILE, for a summary.
+detail_pick() {
+	local f=$1 n
+	shift
+	for n in "$@"; do
+		printf '%s=%s ' "$n" "$(detail_field "$(cat "$f")" "$n")"
+	done
+}
+
 # detail_want FILE NAME OP VALUE: the value after NAME in the detail line
 # in FILE passes [ value OP VALUE ]; if not, say what it was and show the
 # line.
 detail_want() {
 	local v
 	v=$(detail_field "$(cat "$1")" "$2")
-	[ "$v" "$3" "$4" ] && return 0
+	test "$v" "$3" "$4" && return 0
 	echo "$2 is '$v', want $3 $4; in $1:"
 	cat "$1"
 	return 1

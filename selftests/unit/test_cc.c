@@ -80,18 +80,24 @@ static void test_rules(void)
  * delivers at its own rate: those samples must not lower the estimate,
  * nor end startup, however many rounds they last.
  */
+/* A fresh model after one full round: 100 packets in 10 ms. */
+static void wan_one_round(struct sroce_wan *w, struct sroce_rate_sample *rs)
+{
+	sroce_wan_init(w, 16, 1024, 8192, 0);
+	rs->delivered = 100;
+	rs->interval_ns = 10 * MS;
+	rs->rtt_ns = 10 * MS;
+	rs->acked = 100;
+	sroce_wan_ack(w, rs, 10 * MS);
+}
+
 static void test_app_limited(void)
 {
 	struct sroce_rate_sample rs = { 0 };
 	struct sroce_wan w;
 	unsigned int i;
 
-	sroce_wan_init(&w, 16, 1024, 8192, 0);
-	rs.delivered = 100;
-	rs.interval_ns = 10 * MS;
-	rs.rtt_ns = 10 * MS;
-	rs.acked = 100;
-	sroce_wan_ack(&w, &rs, 10 * MS);
+	wan_one_round(&w, &rs);
 	is(sroce_wan_bw(&w), 10000, "a full round: 10000 pps");
 	rs.app_limited = true;
 	for (i = 0; i < 50; i++) {
@@ -330,12 +336,7 @@ static void test_timeout(void)
 	struct sroce_rate_sample rs = { 0 };
 	struct sroce_wan w;
 
-	sroce_wan_init(&w, 16, 1024, 8192, 0);
-	rs.delivered = 100;
-	rs.interval_ns = 10 * MS;
-	rs.rtt_ns = 10 * MS;
-	rs.acked = 100;
-	sroce_wan_ack(&w, &rs, 10 * MS);
+	wan_one_round(&w, &rs);
 	sroce_wan_timeout(&w);
 	is(w.cwnd, 16, "a timeout: the window restarts at its floor");
 	is(sroce_wan_bw(&w), 10000, "... the bandwidth estimate stays");

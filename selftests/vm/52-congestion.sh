@@ -51,9 +51,9 @@ bulk() {
 		"$(counter_delta "$B.$1.before1" "$B.$1.after1" rx_dup_requests) duplicates," \
 		"held $(counter_delta "$B.$1.before1" "$B.$1.after1" rx_ofo_queued)," \
 		"$(counter_delta "$B.$1.before1" "$B.$1.after1" rx_ofo_dropped) not;" \
-		"mid-run: $(cat "$B.$1.qp" | tr ' ' '\n' | paste - - |
-			awk '$1 ~ /^drv_(cc|cwnd|bw_pps|min_rtt_us|pace_pps|srtt_us|sr)$/' |
-			tr '\t\n' '= ')" | tee "$B.$1.summary"
+		"mid-run: $(detail_pick "$B.$1.qp" drv_cc drv_sr drv_cwnd \
+			drv_srtt_us drv_bw_pps drv_min_rtt_us drv_pace_pps)" |
+		tee "$B.$1.summary"
 }
 
 # want RUN FIELD OP VALUE: RUN's mid-run snapshot's FIELD passes

@@ -40,9 +40,8 @@ bulk() {
 		"got $(d "$1" "" cnps_received) CNPs;" \
 		"fab1 saw $(d "$1" 1 rx_ecn_ce) CE marks, sent" \
 		"$(d "$1" 1 cnps_sent) CNPs; mid-run:" \
-		"$(tr ' ' '\n' <"$B.$1.qp" | paste - - |
-			awk '$1 ~ /^drv_(cc|cwnd|pace_pps|dcqcn_cuts|dcqcn_alpha|srtt_us)$/' |
-			tr '\t\n' '= ')" | tee "$B.$1.summary"
+		"$(detail_pick "$B.$1.qp" drv_cc drv_cwnd drv_srtt_us drv_pace_pps \
+			drv_dcqcn_cuts drv_dcqcn_alpha)" | tee "$B.$1.summary"
 }
 
 want() { detail_want "$B.$1.qp" "$2" "$3" "$4"; }
