@@ -85,18 +85,17 @@ u8 sroce_cc_default_mode(void)
 }
 
 /*
- * The gap between paced packets (0: not paced), and the QP's share of the
- * device's rc_pacing_kbps gauge, kept as a sum so that reading it walks
- * no QP.  Only the QP's engine, or its RTS and reset (the engine quiet
- * for the requester), set it.
+ * Pace at @pps packets a second (0: not paced): the gap between paced
+ * packets, and the QP's share of the device's rc_pacing_kbps gauge, kept
+ * as a sum so that reading it walks no QP.  Only the QP's engine, or its
+ * RTS and reset (the engine quiet for the requester), set it.
  */
-void sroce_cc_set_gap(struct sroce_qp *qp, u64 gap_ns)
+void sroce_cc_set_pace(struct sroce_qp *qp, u64 pps)
 {
 	struct sroce_req *req = &qp->req;
-	u64 kbps = gap_ns ? div_u64(div64_u64(NSEC_PER_SEC, gap_ns) *
-				    qp->mtu * 8, 1000) : 0;
+	u64 kbps = div_u64(pps * qp->mtu * 8, 1000);
 
-	req->pace_gap_ns = gap_ns;
+	req->pace_gap_ns = pps ? div64_u64(NSEC_PER_SEC, pps) : 0;
 	if (kbps == req->pace_kbps)
 		return;
 	atomic64_add(kbps - req->pace_kbps,
@@ -131,7 +130,7 @@ void sroce_cc_arm(struct sroce_qp *qp)
 	req->first_tx_ns = now;
 	req->app_limited = 0;
 	memset(&req->rs, 0, sizeof(req->rs));
-	sroce_cc_set_gap(qp, 0);
+	sroce_cc_set_pace(qp, 0);
 	req->pace_next_ns = now;
 	sroce_dcqcn_init(&req->dcqcn, SROCE_DCQCN_PERIOD_MIN_NS, now);
 }
@@ -242,7 +241,7 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 		sroce_wan_ack(&req->wan, rs, sroce_clock_ns());
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);
-		sroce_cc_set_gap(qp, pps ? div64_u64(NSEC_PER_SEC, pps) : 0);
+		sroce_cc_set_pace(qp, pps);
 	}
 	memset(rs, 0, sizeof(*rs));
 }
@@ -266,13 +265,6 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 	return false;
 }
 
-static void sroce_cc_dcqcn_pace(struct sroce_qp *qp)
-{
-	u64 pps = sroce_dcqcn_pps(&qp->req.dcqcn);
-
-	sroce_cc_set_gap(qp, pps ? div64_u64(NSEC_PER_SEC, pps) : 0);
-}
-
 /*
  * A data packet of @len bytes went: the next one is due a gap later;
  * DCQCN's byte counter and timers move.
@@ -287,7 +279,7 @@ void sroce_cc_paced(struct sroce_qp *qp, u32 len)
 	now = sroce_clock_ns();
 	if (req->cc == SROCE_CC_DCQCN &&
 	    sroce_dcqcn_sent(&req->dcqcn, len, now))
-		sroce_cc_dcqcn_pace(qp);
+		sroce_cc_set_pace(qp, sroce_dcqcn_pps(&req->dcqcn));
 	if (req->pace_gap_ns)
 		req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
 						    req->pace_gap_ns);
@@ -320,7 +312,7 @@ static void sroce_cc_cnp(struct sroce_qp *qp)
 	if (!sroce_dcqcn_cnp(&req->dcqcn, sroce_cc_rate_now(req),
 			     sroce_clock_ns()))
 		return;
-	sroce_cc_dcqcn_pace(qp);
+	sroce_cc_set_pace(qp, sroce_dcqcn_pps(&req->dcqcn));
 	trace_sroce_dcqcn_cut(qp->ibqp.qp_num, sroce_dcqcn_pps(&req->dcqcn),
 			      req->dcqcn.alpha);
 }

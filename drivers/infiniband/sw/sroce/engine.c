@@ -364,7 +364,7 @@ void sroce_engine_qp_destroy(struct sroce_qp *qp)
 {
 	sroce_engine_quiesce(qp);
 	skb_queue_purge(&qp->rxq);
-	sroce_cc_set_gap(qp, 0);
+	sroce_cc_set_pace(qp, 0);
 	sroce_resp_free(qp);
 	sroce_req_free(qp);
 	dst_cache_destroy(&qp->req.dst_cache);
@@ -381,7 +381,7 @@ void sroce_engine_qp_reset(struct sroce_qp *qp)
 	/* Congestion signals were for the old connection, its pace too. */
 	clear_bit(SROCE_ENG_CE, &qp->req.flags);
 	clear_bit(SROCE_ENG_CNP, &qp->req.flags);
-	sroce_cc_set_gap(qp, 0);
+	sroce_cc_set_pace(qp, 0);
 	if (!cpu_online(qp->req.cpu))
 		sroce_engine_pick_cpu(qp);
 	set_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags);

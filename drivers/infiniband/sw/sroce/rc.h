@@ -241,7 +241,7 @@ void sroce_cc_ack_done(struct sroce_qp *qp);
 bool sroce_cc_pace_ok(struct sroce_qp *qp);
 void sroce_cc_paced(struct sroce_qp *qp, u32 len);
 void sroce_cc_signals(struct sroce_qp *qp);
-void sroce_cc_set_gap(struct sroce_qp *qp, u64 gap_ns);
+void sroce_cc_set_pace(struct sroce_qp *qp, u64 pps);
 void sroce_cc_rtt_gauge(struct sroce_qp *qp, u64 us);
 u8 sroce_cc_ecn(const struct sroce_qp *qp, u8 opcode);
 
