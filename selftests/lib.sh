@@ -608,10 +608,32 @@ run_pair() {
 	else
 		timeout 600 "${cli[@]}" || rc=$?
 	fi
-	wait "$spid" || src=$?
+	# A server whose client failed may wait for it forever: the test
+	# would then end only at its own timeout, saying nothing of why.
+	_server_wait "$spid" $((rc ? 15 : 120 * ${SROCE_TIMEOUT_SCALE:-1})) || src=$?
 	echo "--- server (exit $src):"
 	cat "$SROCE_RESULTS/server.out"
-	[ "$rc" = 0 ] && [ "$src" = 0 ]
+	[ "$rc" = 0 ] && [ "$src" = 0 ] && return 0
+	echo "--- client exit $rc; the QPs now:"
+	_qps_now "$sns"
+	[ "$cns" = "$sns" ] || _qps_now "$cns"
+	return 1
+}
+
+# _server_wait PID SECS: its exit status, or 137 after killing it (and
+# the program the background subshell PID runs) when it outlived SECS.
+_server_wait() {
+	if ! wait_for "$2" _gone "$1"; then
+		echo "--- server still running after $2 s: killed"
+		pkill -9 -P "$1"
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1"
+}
+
+# _qps_now NS: every RC QP of NS's devices with its transport detail.
+_qps_now() {
+	in_ns "$1" rdma resource show qp -dd 2>&1 | grep -v "type GSI\|type SMI" | head -n 40
 }
 
 # perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: a perftest pair
