@@ -117,5 +117,15 @@ tap_check "wan: rdma statistic gauges rc_pacing_kbps, rc_srtt_us" gauges
 tap_check "fab2: cc aimd" cc_set fab2 aimd
 tap_check "aimd: the same bulk WRITE, unpaced" aimd_live
 tap_diag "$(cat "$B.aimd.summary" 2>/dev/null)"
-tap_check "the WAN mode moves more on a lossy path" wan_moves_more
+# A comparison of rates, which only says something where loss and delay
+# bound them.  Under the debug kernel (KASAN, lockdep) the CPU does: the
+# unpaced aimd then moves more (26.4 against 31.5 MB in one run).
+case $(uname -r) in
+*-debug)
+	tap_diag "$(wan_moves_more)"
+	tap_skip "the WAN mode moves more on a lossy path" \
+		"the debug kernel is CPU-bound, not loss-bound"
+	;;
+*) tap_check "the WAN mode moves more on a lossy path" wan_moves_more ;;
+esac
 tap_done
