@@ -23,6 +23,13 @@ export SROCE_TREE KVER SROCE_VM SROCE_RESULTS SROCE_SHARED SROCE_SYNC
 : "${SROCE_KO_TREE:=$SROCE_TREE}"
 : "${SROCE_KO:=$SROCE_KO_TREE/drivers/infiniband/sw/sroce/sroce.ko}"
 export SROCE_KO_TREE
+
+# True under the debug kernel (tools/debug-kernel: KASAN, lockdep), whose
+# release ends in "-debug"; tests that move much data scale down there.
+debug_kernel() {
+	case $(uname -r) in *-debug) return 0 ;; esac
+	return 1
+}
 SROCE_PROVIDER=$SROCE_TREE/tools/lib/sroce/libsroce
 SROCE_PROVIDER_SO=$SROCE_PROVIDER-rdmav34.so
 

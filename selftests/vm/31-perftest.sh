@@ -11,7 +11,7 @@ PERF_PORT=18700
 # perftest's 5000 iterations of 64 KiB made this test 42 minutes of the
 # debug lane.  200 iterations take the same paths.
 N=()
-case $(uname -r) in *-debug) N=(-n 200) ;; esac
+! debug_kernel || N=(-n 200)
 
 TOOLS="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat"
 

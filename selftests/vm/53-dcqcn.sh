@@ -21,7 +21,7 @@ TRC=/sys/kernel/tracing
 PORT=19550
 B=$SROCE_RESULTS/dcqcn
 SECS=8
-case $(uname -r) in *-debug) SECS=24 ;; esac
+! debug_kernel || SECS=24
 
 cc_set() {
 	echo "$2" >"/sys/class/infiniband/$1/cc"
