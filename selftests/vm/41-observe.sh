@@ -53,7 +53,9 @@ counters_move() {
 		rx=$(counter_delta "$b.$d.before" "$b.$d.after" rx_packets)
 		peer_tx=$(counter_delta "$b.$((3 - d)).before" "$b.$((3 - d)).after" tx_packets)
 		echo "fab$d: tx $tx = data $data + retransmits $rt + acks $acks + naks <= $naks;" \
-			"rx $rx of the peer's $peer_tx; acks received $acks_in"
+			"rx $rx of the peer's $peer_tx; acks received $acks_in;" \
+			"sends/receives completed" \
+			"$(counter_delta "$b.$d.before" "$b.$d.after" sends_completed)/$(counter_delta "$b.$d.before" "$b.$d.after" recvs_completed)"
 		# (set -e does not stop at a failed test inside an && list.)
 		[ "$tx" -ge $((data + rt + acks)) ]
 		[ "$tx" -le $((data + rt + acks + naks)) ]
@@ -63,6 +65,9 @@ counters_move() {
 		[ "$acks_in" -ge 1 ]
 		[ "$(counter_delta "$b.$d.before" "$b.$d.after" tx_bytes)" -gt $((ITERS * SIZE)) ]
 		[ "$(counter_delta "$b.$d.before" "$b.$d.after" rx_bytes)" -gt $((ITERS * SIZE)) ]
+		# Each side sends ITERS messages and receives as many.
+		[ "$(counter_delta "$b.$d.before" "$b.$d.after" sends_completed)" = "$ITERS" ]
+		[ "$(counter_delta "$b.$d.before" "$b.$d.after" recvs_completed)" = "$ITERS" ]
 	done
 }
 

@@ -59,6 +59,9 @@ void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	if ((s32)(req->started - next) < 0)
 		req->started = next;
+	/* Signalled or not, as rxe's rdma_sends counts them. */
+	if (status == IB_WC_SUCCESS && sroce_comp_opcode(w->kind) == IB_WC_SEND)
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SENDS_COMPLETED);
 
 	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
 	    (w->send_flags & IB_SEND_SIGNALED)) {

@@ -70,6 +70,10 @@ enum sroce_counter {
 	SROCE_CNT_SACK_RETRANSMITS,	/* packets resent because SACK said */
 	SROCE_CNT_RX_OFO_QUEUED,	/* requests held beyond a gap */
 	SROCE_CNT_RX_OFO_DROPPED,	/* beyond a gap, no room to hold */
+	/* rxe's rdma_sends, rdma_recvs and link_downed, for users of it. */
+	SROCE_CNT_SENDS_COMPLETED,	/* SEND WRs completed successfully */
+	SROCE_CNT_RECVS_COMPLETED,	/* receive WRs completed successfully */
+	SROCE_CNT_LINK_DOWNED,		/* port edges from ACTIVE to DOWN */
 	/*
 	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
 	 * up, and a smoothed RTT over every RC QP's samples.

@@ -107,6 +107,10 @@ void sroce_engine_backoff_ns(struct sroce_qp *qp, u64 ns)
 void sroce_engine_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		      struct sroce_cqe *cqe, bool solicited)
 {
+	if (cqe->status == IB_WC_SUCCESS &&
+	    (cqe->opcode == IB_WC_RECV ||
+	     cqe->opcode == IB_WC_RECV_RDMA_WITH_IMM))
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RECVS_COMPLETED);
 	if (sroce_cq_post(cq, cqe, qp, solicited))
 		sroce_engine_fatal(qp, IB_EVENT_QP_FATAL);
 }

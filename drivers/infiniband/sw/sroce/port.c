@@ -99,6 +99,8 @@ void sroce_port_update(struct sroce_dev *sdev)
 
 	if (old == state || old == IB_PORT_NOP)
 		return;
+	if (old == IB_PORT_ACTIVE)
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_LINK_DOWNED);
 	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 					     IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&ev);
