@@ -230,6 +230,9 @@ static bool sroce_engine_quiet(struct sroce_qp *qp)
 
 enum sroce_pass { SROCE_PASS_DONE, SROCE_PASS_MORE, SROCE_PASS_HOME };
 
+/* Runs one sroce_engine_try() makes for other CPUs' input (G18). */
+#define SROCE_ENGINE_ROUNDS	4
+
 /* One engine run, RUNNING held, BHs off. */
 static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
 {
@@ -268,6 +271,7 @@ static void sroce_engine_try(struct sroce_qp *qp, bool at_home)
 {
 	unsigned long *flags = &qp->req.flags;
 	enum sroce_pass pass;
+	int rounds = 0;
 
 	set_bit(SROCE_ENG_AGAIN, flags);
 	/* AGAIN visible before we test RUNNING; pairs with the one below. */
@@ -289,6 +293,15 @@ static void sroce_engine_try(struct sroce_qp *qp, bool at_home)
 		smp_mb__after_atomic();
 		if (!test_bit(SROCE_ENG_AGAIN, flags))
 			return;
+		/*
+		 * Other CPUs can set AGAIN as fast as we run: a softirq that
+		 * went round for them without end would be a soft lockup.
+		 * The work takes over; AGAIN stays set for it.
+		 */
+		if (++rounds >= SROCE_ENGINE_ROUNDS) {
+			sroce_engine_kick(qp);
+			return;
+		}
 	}
 }
 
