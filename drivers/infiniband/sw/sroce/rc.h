@@ -280,4 +280,17 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
 bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away);
 bool sroce_resp_flush(struct sroce_qp *qp, int budget);
 
+/*
+ * A SEND's next @len bytes would overrun its receive WQE, or make the
+ * message longer than a message may be (2^31 bytes): offset is 32 bits
+ * and would wrap at 4 GiB, inside a WQE whose SGEs hold more.
+ */
+static inline bool sroce_resp_send_too_long(const struct sroce_resp *resp,
+					    u32 len)
+{
+	u64 end = (u64)resp->offset + len;
+
+	return end > resp->rwqe_len || end > SROCE_MSG_MAX;
+}
+
 #endif /* _SROCE_RC_H */

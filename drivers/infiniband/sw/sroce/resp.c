@@ -411,7 +411,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->msg = SROCE_OPK_SEND;
 		resp->offset = 0;
 	}
-	if (resp->offset + h->payload_len > resp->rwqe_len) {
+	if (sroce_resp_send_too_long(resp, h->payload_len)) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
 				IB_WC_LOC_LEN_ERR);
 		return;

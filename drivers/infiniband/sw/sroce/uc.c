@@ -257,7 +257,7 @@ static void sroce_uc_send_pkt(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_uc_drop(qp);	/* no WQE: the message is lost */
 		return;
 	}
-	if (resp->offset + h->payload_len > resp->rwqe_len) {
+	if (sroce_resp_send_too_long(resp, h->payload_len)) {
 		sroce_uc_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
 				  resp->offset, NULL);
 		sroce_uc_drop(qp);
