@@ -116,6 +116,20 @@ static void test_hostile(void)
 	ok(sroce_sack_get(buf, n, 100, &r), "a PSN beyond 24 bits: refused");
 }
 
+static void test_tlp(void)
+{
+	ok(sroce_tlp_pto_us(10000, false, false, 4000) == 0,
+	   "tlp: no RTT sample, no probe: the RTO decides");
+	ok(sroce_tlp_pto_us(10000, true, false, 4000) == 20000,
+	   "tlp: two smoothed round trips");
+	ok(sroce_tlp_pto_us(10000, true, true, 4000) == 30000,
+	   "tlp: one packet out: a round trip more for its ACK");
+	ok(sroce_tlp_pto_us(100, true, false, 4000) == 4000,
+	   "tlp: never under the timer's tick");
+	ok(sroce_tlp_pto_us(0xffffffffu, true, true, 0) == 3ULL * 0xffffffffu,
+	   "tlp: no overflow at the largest srtt");
+}
+
 static void test_rack(void)
 {
 	ok(sroce_rack_lost(1000, 100, 200, 500, 100),
@@ -180,6 +194,7 @@ int main(void)
 	test_roundtrip();
 	test_hostile();
 	test_rack();
+	test_tlp();
 	test_wire();
 	return tap_done();
 }

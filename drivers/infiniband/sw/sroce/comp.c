@@ -187,11 +187,14 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 	/* A resend behind what is now acknowledged would be wasted. */
 	if (sroce_psn_before(req->psn, next))
 		sroce_req_seek(qp, next);
+	req->tlp_out = false;
 	if (next == req->psn_max) {
 		req->rto_armed = false;
+		req->tlp_armed = false;
 	} else {
 		/* Lazily: the pending timer finds the new deadline. */
 		sroce_req_restart_rto(qp);
+		sroce_sr_req_tlp_arm(qp);
 	}
 }
 

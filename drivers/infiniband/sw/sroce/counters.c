@@ -60,6 +60,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_SACK_RETRANSMITS].name = "sack_retransmits",
 	[SROCE_CNT_RX_OFO_QUEUED].name = "rx_ofo_queued",
 	[SROCE_CNT_RX_OFO_DROPPED].name = "rx_ofo_dropped",
+	[SROCE_CNT_TLP_PROBES].name = "tlp_probes",
 	[SROCE_CNT_SENDS_COMPLETED].name = "sends_completed",
 	[SROCE_CNT_RECVS_COMPLETED].name = "recvs_completed",
 	[SROCE_CNT_LINK_DOWNED].name = "link_downed",

@@ -70,6 +70,7 @@ enum sroce_counter {
 	SROCE_CNT_SACK_RETRANSMITS,	/* packets resent because SACK said */
 	SROCE_CNT_RX_OFO_QUEUED,	/* requests held beyond a gap */
 	SROCE_CNT_RX_OFO_DROPPED,	/* beyond a gap, no room to hold */
+	SROCE_CNT_TLP_PROBES,		/* tail loss probes sent */
 	/* rxe's rdma_sends, rdma_recvs and link_downed, for users of it. */
 	SROCE_CNT_SENDS_COMPLETED,	/* SEND WRs completed successfully */
 	SROCE_CNT_RECVS_COMPLETED,	/* receive WRs completed successfully */

@@ -48,6 +48,7 @@ enum sroce_why {
 	SROCE_WHY_ACK,		/* acknowledgements grew the window */
 	SROCE_WHY_SACK,		/* a SACK showed a packet lost (sr.c) */
 	SROCE_WHY_SACK_RESEND,	/* resending one packet a SACK found lost */
+	SROCE_WHY_TLP,		/* a tail loss probe: the newest packet */
 };
 
 /* Congestion control policies (cc.c). */
@@ -156,6 +157,11 @@ struct sroce_req {
 	u64 rack_min_rtt_ns;		/* of packets sent once; 0: none yet */
 	bool reo_armed;
 	unsigned long reo_at;		/* jiffies */
+	/* Tail loss probe: armed; a probe is out until una moves. */
+	bool tlp_armed;
+	bool tlp_out;
+	u32 tlp_psn;			/* the probe's */
+	unsigned long tlp_at;		/* jiffies */
 
 	/*
 	 * The RTT, timed on one packet per round trip, never one sent

@@ -630,6 +630,8 @@ static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 		req->cur_off += o.len;
 	}
 	sroce_req_arm_rto(qp);
+	if (!resent)
+		sroce_sr_req_tlp_arm(qp);
 	return 0;
 }
 
@@ -660,6 +662,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	struct sroce_txpkt *p = sroce_sr_req_next_lost(req);
 	struct sroce_swqe *w;
 	struct sroce_req_pkt o;
+	bool probe;
 	u64 now;
 	int err;
 
@@ -670,8 +673,9 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 		return -ENOBUFS;
 	w = sroce_req_wqe(qp, p->wqe);
 	now = sroce_clock_ns();
+	probe = req->tlp_out && p->psn == req->tlp_psn;
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
-			   SROCE_WHY_SACK_RESEND);
+			   probe ? SROCE_WHY_TLP : SROCE_WHY_SACK_RESEND);
 	err = sroce_req_xmit(qp, w,
 			     sroce_psn_sub(p->psn, w->first_psn) * qp->mtu,
 			     true, &o);
@@ -687,7 +691,8 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	req->lost--;
 	req->ackreq_psn = o.psn;
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RETRANSMITS);
-	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACK_RETRANSMITS);
+	if (!probe)
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACK_RETRANSMITS);
 	req->retransmits++;
 	sroce_req_arm_rto(qp);
 	return 0;

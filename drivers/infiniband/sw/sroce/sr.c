@@ -79,6 +79,8 @@ void sroce_sr_req_arm(struct sroce_qp *qp)
 	req->rack_rtt_ns = 0;
 	req->rack_min_rtt_ns = 0;
 	req->reo_armed = false;
+	req->tlp_armed = false;
+	req->tlp_out = false;
 }
 
 /*
@@ -258,6 +260,7 @@ void sroce_sr_req_rto(struct sroce_qp *qp)
 			   SROCE_WHY_TIMEOUT);
 	/* Karn, and the backoff that lets a short RTO catch up (req.c). */
 	req->rtt_timing = false;
+	req->tlp_armed = false;
 	sroce_rtt_timeout(&req->rtt);
 	sroce_sr_req_unsack_head(req);
 	for (i = req->pkt_tail; i != req->pkt_head; i++) {
@@ -271,11 +274,71 @@ void sroce_sr_req_rto(struct sroce_qp *qp)
 	sroce_req_restart_rto(qp);
 }
 
-/* The reorder timer: look for losses again (comp.c's timer hook). */
+/*
+ * Tail loss probe (RFC 8985, section 7).  When the last packets of a
+ * burst are lost, no later packet makes the peer SACK and RACK has
+ * nothing to go on: only the RTO would find them, at least the QP's
+ * timeout later, and then resend every packet not SACKed.  Two round
+ * trips without an answer resend the newest packet instead: its ACK or
+ * SACK shows what is missing.  After new data goes out, and after an ACK
+ * moves una; one probe until una moves again.
+ */
+void sroce_sr_req_tlp_arm(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 pto;
+
+	if (req->sr != SROCE_SR_ON || req->tlp_out ||
+	    req->una == req->psn_max)
+		return;
+	pto = sroce_tlp_pto_us(req->rtt.srtt_us, req->rtt.valid,
+			       sroce_psn_sub(req->psn_max, req->una) == 1,
+			       jiffies_to_usecs(1));
+	if (!pto)
+		return;
+	req->tlp_at = jiffies + usecs_to_jiffies(pto) + 1;
+	/* The RTO comes first: nothing to probe for. */
+	if (req->rto_armed && !time_before(req->tlp_at, req->rto_at)) {
+		req->tlp_armed = false;
+		return;
+	}
+	req->tlp_armed = true;
+	sroce_req_timer_set(qp, req->tlp_at);
+}
+
+/* The probe: the newest record is "lost", and goes again at once. */
+static void sroce_sr_req_tlp(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_txpkt *p;
+
+	if (!req->tlp_armed)
+		return;
+	if (time_before(jiffies, req->tlp_at)) {
+		sroce_req_timer_set(qp, req->tlp_at);
+		return;
+	}
+	req->tlp_armed = false;
+	/* Something known lost is going already: its answer will do. */
+	if (req->sr != SROCE_SR_ON || req->tlp_out || req->lost ||
+	    req->pkt_tail == req->pkt_head)
+		return;
+	p = sroce_req_pkt(req, req->pkt_head - 1);
+	if (p->flags & (SROCE_TXPKT_SACKED | SROCE_TXPKT_LOST))
+		return;
+	p->flags |= SROCE_TXPKT_LOST;
+	req->lost++;
+	req->tlp_out = true;
+	req->tlp_psn = p->psn;
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_TLP_PROBES);
+}
+
+/* The reorder timer and the probe (comp.c's timer hook). */
 void sroce_sr_req_timer(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
+	sroce_sr_req_tlp(qp);
 	if (!req->reo_armed)
 		return;
 	if (time_before(jiffies, req->reo_at)) {

@@ -153,3 +153,16 @@ uint64_t sroce_rack_rtt(uint64_t now, uint64_t xmit, bool resent,
 		return 0;
 	return rtt;
 }
+
+uint64_t sroce_tlp_pto_us(uint32_t srtt_us, bool valid, bool single,
+			  uint64_t floor_us)
+{
+	uint64_t pto;
+
+	if (!valid)
+		return 0;
+	pto = 2 * (uint64_t)srtt_us;
+	if (single)
+		pto += srtt_us;
+	return pto < floor_us ? floor_us : pto;
+}

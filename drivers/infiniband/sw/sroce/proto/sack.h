@@ -68,4 +68,15 @@ bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
 uint64_t sroce_rack_rtt(uint64_t now, uint64_t xmit, bool resent,
 			uint64_t min_rtt);
 
+/*
+ * Tail loss probe (RFC 8985, section 7.2): how long, in us, a requester
+ * waits without an answer before it resends its newest packet to make
+ * the peer say what of the tail it holds.  Two smoothed round trips,
+ * one more when a single packet is out (its ACK has nothing to ride
+ * on), at least @floor_us (the timer's tick).  0 without an RTT sample:
+ * then only the RTO knows how long to wait.
+ */
+uint64_t sroce_tlp_pto_us(uint32_t srtt_us, bool valid, bool single,
+			  uint64_t floor_us);
+
 #endif /* _SROCE_PROTO_SACK_H */
