@@ -179,6 +179,25 @@ wire_ok() {
 	grep -q "sroce answered on [1-9][0-9]* responses, [1-9][0-9]* with SACK" "$B.$1.check"
 }
 
+# tail_probed: ping-pongs of 4-packet messages with 10 % of fab2's
+# requests lost, its ACKs not: each message's last packet is lost one
+# time in ten, with nothing after it to make fab1 SACK.  The tail loss
+# probe finds it in two round trips; the retransmit timer only when the
+# probe is lost too.
+tail_probed() {
+	local p t
+	clean
+	ip netns exec ns2 tc qdisc replace dev v2 root netem loss 10% || return 1
+	snap tl-0
+	pingpong 200 4096 || return 1
+	snap tl-1
+	p=$(d tl-0 tl-1 2 tlp_probes)
+	t=$(d tl-0 tl-1 2 timeouts)
+	echo "200 ping-pongs: fab2 sent $p tail loss probes, timed out $t times," \
+		"resent $(d tl-0 tl-1 2 retransmits)"
+	[ "$p" -gt 0 ] && [ "$t" -lt "$p" ]
+}
+
 gbn_costs_more() {
 	bulk gbn || return 1
 	[ "$(d gbn-0 gbn-1 1 sacks_sent)" = 0 ]
@@ -189,7 +208,7 @@ gbn_costs_more() {
 	  $(($(d gbn-0 gbn-1 2 retransmits) * $(cat "$B.sr.drops"))) ]
 }
 
-tap_plan 22
+tap_plan 23
 topo_sroce_pair
 mountpoint -q "$TRC" || mount -t tracefs none "$TRC"
 
@@ -208,6 +227,7 @@ tap_check "loss: SACKs flow, requests held, no sequence NAK" sr_working
 tap_check "loss: resends stay within a few per drop" sr_efficient
 tap_diag "$(cat "$B.sr.summary" 2>/dev/null)"
 tap_check "loss: capture checked, SACK blocks well formed, ICRC good" wire_ok sr
+tap_check "tail loss: probed, fewer timeouts than probes" tail_probed
 
 clean
 tap_check "fab2 refuses: fab2 off" knob fab2 0
