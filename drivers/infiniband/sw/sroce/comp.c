@@ -441,6 +441,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		/* After a READ or atomic completed, say. */
 		sroce_comp_retire_local(qp);
 		sroce_comp_retire_errors(qp);
+		sroce_sr_req_refused(qp);
 	}
 out:
 	/* Selective ACKs deliver too: even an ACK otherwise stale. */
@@ -501,6 +502,8 @@ void sroce_comp_timers(struct sroce_qp *qp)
 	/* What the peer holds need not go again: only the rest. */
 	if (req->sr == SROCE_SR_ON)
 		sroce_sr_req_rto(qp);
+	else if (req->sr == SROCE_SR_OFFER)
+		sroce_sr_req_offer_rto(qp);
 	else
 		sroce_req_rewind(qp, req->una, SROCE_WHY_TIMEOUT);
 }

@@ -49,6 +49,7 @@ enum sroce_why {
 	SROCE_WHY_SACK,		/* a SACK showed a packet lost (sr.c) */
 	SROCE_WHY_SACK_RESEND,	/* resending one packet a SACK found lost */
 	SROCE_WHY_TLP,		/* a tail loss probe: the newest packet */
+	SROCE_WHY_REFUSED,	/* a timeout, then the offer refused (sr.c) */
 };
 
 /* Congestion control policies (cc.c). */
@@ -160,6 +161,8 @@ struct sroce_req {
 	/* Tail loss probe: armed; a probe is out until una moves. */
 	bool tlp_armed;
 	bool tlp_out;
+	/* Timed out while offering: go back N if the answer is no. */
+	bool offer_rto;
 	u32 tlp_psn;			/* the probe's */
 	unsigned long tlp_at;		/* jiffies */
 

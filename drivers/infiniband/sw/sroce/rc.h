@@ -259,6 +259,8 @@ bool sroce_sr_req_dupack(struct sroce_qp *qp, const struct sk_buff *skb,
 			 const struct sroce_pkt_hdr *h);
 void sroce_sr_req_timer(struct sroce_qp *qp);
 void sroce_sr_req_tlp_arm(struct sroce_qp *qp);
+void sroce_sr_req_offer_rto(struct sroce_qp *qp);
+void sroce_sr_req_refused(struct sroce_qp *qp);
 void sroce_sr_req_rto(struct sroce_qp *qp);
 struct sroce_txpkt *sroce_sr_req_next_lost(struct sroce_req *req);
 void sroce_sr_resp_reset(struct sroce_qp *qp);

@@ -81,6 +81,7 @@ void sroce_sr_req_arm(struct sroce_qp *qp)
 	req->reo_armed = false;
 	req->tlp_armed = false;
 	req->tlp_out = false;
+	req->offer_rto = false;
 }
 
 /*
@@ -108,6 +109,53 @@ void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 		return;
 	req->sr = h->ext ? SROCE_SR_ON : SROCE_SR_OFF;
 	trace_sroce_sr(qp->ibqp.qp_num, req->sr);
+}
+
+/*
+ * The timer fired before any answer to the offer.  A sroce peer holds
+ * what came after a gap, a standard one dropped it, and a slow first ACK
+ * (a new QP sends a whole initial window before it) means nothing was
+ * lost at all.  So only the oldest packet goes again, as a probe; if the
+ * answer refuses the offer, sroce_sr_req_refused() goes back N then.
+ */
+void sroce_sr_req_offer_rto(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_txpkt *p;
+
+	trace_sroce_rewind(qp->ibqp.qp_num, req->una, req->psn_max,
+			   SROCE_WHY_TIMEOUT);
+	req->rtt_timing = false;
+	sroce_rtt_timeout(&req->rtt);
+	req->offer_rto = true;
+	if (req->pkt_tail != req->pkt_head) {
+		p = sroce_req_pkt(req, req->pkt_tail);
+		if (!(p->flags & SROCE_TXPKT_LOST)) {
+			p->flags |= SROCE_TXPKT_LOST;
+			req->lost++;
+		}
+		req->tlp_out = true;
+		req->tlp_psn = p->psn;
+	}
+	sroce_req_restart_rto(qp);
+}
+
+/*
+ * After a response is taken: if it refused an offer that had timed out,
+ * the peer dropped everything after the gap, so everything after what
+ * it acknowledged goes again.
+ */
+void sroce_sr_req_refused(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->offer_rto || req->sr == SROCE_SR_OFFER)
+		return;
+	req->offer_rto = false;
+	/* A sequence NAK may have sent us back there already. */
+	if (req->sr == SROCE_SR_OFF && req->una != req->psn_max &&
+	    !(req->rewound && req->rewind_psn == req->una))
+		sroce_req_rewind(qp, req->una, SROCE_WHY_REFUSED);
 }
 
 /* A record leaves the scoreboard (acknowledged, or about to be resent). */
