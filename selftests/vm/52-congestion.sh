@@ -99,7 +99,24 @@ wan_moves_more() {
 	[ "$w" -gt "$a" ]
 }
 
-tap_plan 17
+# SROCE_CC (libsroce): a process's QPs run their own policy, whatever
+# the device's (fab2 is aimd by now).
+qp_cc_env() {
+	PORT=$((PORT + 1))
+	SROCE_CC=wan bulk_write "$B.env" 4 "$PORT" || return 1
+	want env drv_cc = wan
+	grep -qx aimd /sys/class/infiniband/fab2/cc
+}
+
+# ... and a policy it does not know fails the QP's creation, loudly.
+qp_cc_env_bad() {
+	! SROCE_CC=fast ip netns exec ns2 ibv_rc_pingpong -d fab2 -g "$G4B" \
+		-p $((PORT + 1)) 192.168.77.1 >"$B.envbad" 2>&1 || return 1
+	cat "$B.envbad"
+	grep -q "SROCE_CC=fast: not one of" "$B.envbad"
+}
+
+tap_plan 19
 topo_sroce_pair
 
 tap_check "cc defaults to aimd" grep -qx aimd /sys/class/infiniband/fab1/cc
@@ -127,4 +144,6 @@ if debug_kernel; then
 else
 	tap_check "the WAN mode moves more on a lossy path" wan_moves_more
 fi
+tap_check "SROCE_CC=wan: the process's QP runs wan on an aimd device" qp_cc_env
+tap_check "SROCE_CC=fast: QP creation fails and says why" qp_cc_env_bad
 tap_done

@@ -249,6 +249,23 @@ struct sroce_resize_cq_resp {
 	struct sroce_ring_info ring;
 };
 
+/*
+ * create_qp's driver request, optional: a provider that sends none (or a
+ * shorter one) gets zeroes, the device's defaults.  Bytes beyond it must
+ * be zero.
+ */
+enum sroce_qp_cc {
+	SROCE_QP_CC_DEVICE = 0,	/* the device's policy when the QP reaches RTS */
+	SROCE_QP_CC_AIMD = 1,
+	SROCE_QP_CC_WAN = 2,
+	SROCE_QP_CC_DCQCN = 3,
+};
+
+struct sroce_create_qp_req {
+	__u32 cc;		/* enum sroce_qp_cc */
+	__u32 reserved;		/* must be zero */
+};
+
 struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;	/* entries == 0: no RQ (SRQ) */

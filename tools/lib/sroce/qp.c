@@ -16,6 +16,14 @@
 
 #include "sroce.h"
 
+struct sroce_create_qp_cmd {
+	struct ibv_create_qp ibv;
+	struct sroce_create_qp_req drv;
+};
+_Static_assert(offsetof(struct sroce_create_qp_cmd, drv) ==
+	       sizeof(struct ibv_create_qp),
+	       "driver request must follow the core one without padding");
+
 struct sroce_create_qp_resp_buf {
 	struct ib_uverbs_create_qp_resp ibv;
 	struct sroce_create_qp_resp drv;
@@ -177,21 +185,55 @@ static int sroce_qp_check_init(struct ibv_context *ctx,
 }
 
 /*
- * Both create verbs end here.  No driver request data: the kernel sizes
- * the rings from attr->cap and answers with the caps it really gave
- * (written back into attr->cap) and the rings' whereabouts.
+ * SROCE_CC=aimd|wan|dcqcn: the congestion control of the process's RC
+ * and XRC QPs, so that an unchanged program (perftest, rdma_cm tools)
+ * can have its own; unset, empty or "device": the device's
+ * (/sys/class/infiniband/DEV/cc).  Anything else fails the create, with
+ * a message: a typo must not pass for the default.
+ */
+static int sroce_qp_cc_env(uint32_t *cc)
+{
+	static const char *const names[] = {
+		[SROCE_QP_CC_DEVICE] = "device",
+		[SROCE_QP_CC_AIMD] = "aimd",
+		[SROCE_QP_CC_WAN] = "wan",
+		[SROCE_QP_CC_DCQCN] = "dcqcn",
+	};
+	const char *env = getenv("SROCE_CC");
+	uint32_t i;
+
+	*cc = SROCE_QP_CC_DEVICE;
+	if (!env || !*env)
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(env, names[i])) {
+			*cc = i;
+			return 0;
+		}
+	}
+	sroce_log("SROCE_CC=%s: not one of device, aimd, wan, dcqcn", env);
+	return EINVAL;
+}
+
+/*
+ * Both create verbs end here.  The driver request carries SROCE_CC's
+ * choice; the kernel sizes the rings from attr->cap and answers with
+ * the caps it really gave (written back into attr->cap) and the rings'
+ * whereabouts.
  */
 static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 				      struct ibv_qp_init_attr_ex *attr)
 {
 	struct sroce_create_qp_resp_buf resp = {};
-	struct ibv_create_qp cmd = {};
+	struct sroce_create_qp_cmd cmd = {};
 	bool tgt = attr->qp_type == IBV_QPT_XRC_RECV;
 	struct ibv_qp_init_attr_ex a;
 	struct sroce_qp *qp;
 	int ret;
 
 	ret = sroce_qp_check_init(ctx, attr);
+	if (!ret)
+		ret = sroce_qp_cc_env(&cmd.drv.cc);
 	if (ret)
 		goto err;
 	qp = sroce_qp_alloc();
@@ -205,7 +247,7 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 		qp->parent = sroce_pd_get(attr->pd);
 		a.pd = sroce_pd_real(attr->pd);
 	}
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &a, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &a, &cmd.ibv, sizeof(cmd),
 				   &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;

@@ -116,13 +116,28 @@ void sroce_cc_rtt_gauge(struct sroce_qp *qp, u64 us)
 	atomic64_set(g, old ? old - old / 8 + (s64)us / 8 : (s64)us);
 }
 
-/* RTS: the device's policy, a fresh model, no pace yet. */
+/* The QP's choice at creation (sroce-abi.h), else the device's now. */
+static u8 sroce_cc_mode_of(const struct sroce_qp *qp)
+{
+	switch (qp->cc_pref) {
+	case SROCE_QP_CC_AIMD:
+		return SROCE_CC_AIMD;
+	case SROCE_QP_CC_WAN:
+		return SROCE_CC_WAN;
+	case SROCE_QP_CC_DCQCN:
+		return SROCE_CC_DCQCN;
+	default:
+		return READ_ONCE(qp->sdev->cc);
+	}
+}
+
+/* RTS: the QP's policy or the device's, a fresh model, no pace yet. */
 void sroce_cc_arm(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u64 now = sroce_clock_ns();
 
-	req->cc = READ_ONCE(qp->sdev->cc);
+	req->cc = sroce_cc_mode_of(qp);
 	sroce_wan_init(&req->wan, SROCE_CWND_MIN, SROCE_WINDOW_DEFAULT,
 		       SROCE_WINDOW_MAX, now);
 	req->delivered = 0;

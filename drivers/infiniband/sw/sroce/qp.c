@@ -115,6 +115,27 @@ err_sq:
 	return err;
 }
 
+/* The provider's request, if it sent one: zeroes are the defaults. */
+static int sroce_qp_read_req(struct sroce_qp *qp, struct ib_udata *udata)
+{
+	struct sroce_create_qp_req req = {};
+	int err;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	if (udata->inlen > sizeof(req) &&
+	    !ib_is_udata_cleared(udata, sizeof(req),
+				 udata->inlen - sizeof(req)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (err)
+		return err;
+	if (req.reserved || req.cc > SROCE_QP_CC_DCQCN)
+		return -EINVAL;
+	qp->cc_pref = req.cc;
+	return 0;
+}
+
 int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -126,6 +147,8 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_check_init(sdev, init);
 	if (!err)
 		err = sroce_xrc_qp_check(init, udata);
+	if (!err)
+		err = sroce_qp_read_req(qp, udata);
 	if (err)
 		return err;
 	qp->sdev = sdev;

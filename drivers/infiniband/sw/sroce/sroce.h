@@ -212,6 +212,7 @@ struct sroce_qp {
 	struct sroce_cq *rcq;
 	bool user;
 	bool sq_sig_all;		/* IB_SIGNAL_ALL_WR */
+	u8 cc_pref;			/* enum sroce_qp_cc: 0, the device's */
 
 	struct sroce_queue sq;
 	/*
