@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,27 @@ bool dev_opts_done(void)
 	if (gid_idx[1] < 0)
 		gid_idx[1] = gid_idx[0];
 	return true;
+}
+
+void verify_args(int argc, char **argv, bool *verbose)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "d:D:g:G:v")) != -1) {
+		if (c == 'v')
+			*verbose = true;
+		else if (!dev_opt(c, optarg))
+			goto usage;
+	}
+	if (dev_opts_done()) {
+		/* TAP lines reach a runner that may kill us, one by one. */
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return;
+	}
+usage:
+	fprintf(stderr, "usage: %s -d DEV1 -D DEV2 [-g GIDIDX] [-G GIDIDX2] [-v]\n",
+		argv[0]);
+	exit(2);
 }
 
 struct ibv_context *open_dev(const char *name)
@@ -151,4 +174,31 @@ int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p)
 	return rc_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+long port_counter(const char *dev, const char *name)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+void drain_cq(struct ibv_cq *cq, bool verbose)
+{
+	struct ibv_wc wc;
+
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		if (verbose)
+			diag("drained wr %" PRIu64 ": %s", wc.wr_id,
+			     ibv_wc_status_str(wc.status));
 }

@@ -30,6 +30,10 @@ bool dev_opt(int c, const char *arg);
 /* After getopt: fill in the defaults; false if -d was missing. */
 bool dev_opts_done(void);
 
+/* The usual command line: -d, -D, -g, -G and -v; exit(2) with a usage
+ * line if it is wrong. */
+void verify_args(int argc, char **argv, bool *verbose);
+
 /* Open the device called @name, NULL if there is none. */
 struct ibv_context *open_dev(const char *name);
 
@@ -58,6 +62,12 @@ struct rc_peer {
  * timeout 14, 7 retries, RNR retry for ever.  0, or -1 with a diagnostic.
  */
 int rc_connect_to(struct ibv_qp *qp, const struct rc_peer *p);
+
+/* Port 1 hw counter @name of device @dev (sysfs), or -1. */
+long port_counter(const char *dev, const char *name);
+
+/* Poll @cq until it is empty; with @verbose, say what was there. */
+void drain_cq(struct ibv_cq *cq, bool verbose);
 
 /* Milliseconds since @t0 (CLOCK_MONOTONIC). */
 long ms_since(const struct timespec *t0);

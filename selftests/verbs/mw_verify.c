@@ -15,7 +15,9 @@
  *     outside it, with the old rkey, without the right, through the MR's
  *     own rkey;
  *   - a type 1 window serves every QP of its PD (b1 too), a type 2 window
- *     only the QP that bound it (b1 is refused);
+ *     only the QP that bound it (b1 is refused), and only that QP may
+ *     invalidate it remotely (a SEND with Invalidate through b1 fails
+ *     with IBV_WC_REM_INV_REQ_ERR and the window stays);
  *   - after a type 1 rebind with length 0, a local invalidation, a SEND
  *     with Invalidate from the peer (the receive reports IBV_WC_WITH_INV
  *     and the rkey) and a dealloc, access fails;
@@ -493,7 +495,8 @@ static bool local_inv(uint32_t rkey, enum ibv_wc_status want,
 }
 
 /* A SEND with Invalidate of @rkey from a0 into a receive on b0. */
-static bool send_inv(uint32_t rkey, bool valid, const char *what)
+/* A SEND with Invalidate of @rkey from a@qi to b@qi. */
+static bool send_inv(int qi, uint32_t rkey, bool valid, const char *what)
 {
 	struct ibv_sge rsge = {
 		.addr = (uintptr_t)B.rbuf, .length = 64, .lkey = B.rmr->lkey,
@@ -512,8 +515,8 @@ static bool send_inv(uint32_t rkey, bool valid, const char *what)
 	bool ok;
 
 	rnd_fill(A.buf, 24);
-	if (ibv_post_recv(B.qp[0], &rwr, &rbad) ||
-	    ibv_post_send(A.qp[0], &wr, &bad)) {
+	if (ibv_post_recv(B.qp[qi], &rwr, &rbad) ||
+	    ibv_post_send(A.qp[qi], &wr, &bad)) {
 		diag("%s: post failed", what);
 		return false;
 	}
@@ -522,7 +525,7 @@ static bool send_inv(uint32_t rkey, bool valid, const char *what)
 			       IBV_WC_SEND, NULL);
 		ok &= wc_expect(B.rcq, what, rwr.wr_id, IBV_WC_REM_INV_REQ_ERR,
 				IBV_WC_RECV, NULL);
-		return pair_connect(0) && ok;
+		return pair_connect(qi) && ok;
 	}
 	ok = wc_expect(A.scq, what, wr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND,
 		       NULL);
@@ -636,10 +639,13 @@ static bool check_type2(void)
 	ok = bind2(mw, &key, B.mr, va, len, IBV_ACCESS_REMOTE_WRITE,
 		   IBV_WC_SUCCESS, "bind after LOCAL_INV");
 	tap(ok && write_ok(0, key, va, len, "rebound") &&
-	    send_inv(key, true, "SEND with Invalidate") &&
+	    send_inv(1, key, false, "SEND with Invalidate through b1") &&
+	    write_ok(0, key, va, 8, "after b1's attempt"),
+	    "type 2: remote invalidation through another QP (b1): REM_INV_REQ_ERR, the window stays");
+	tap(send_inv(0, key, true, "SEND with Invalidate") &&
 	    write_refused(0, key, va, 8, "after SEND with Invalidate"),
 	    "type 2: SEND with Invalidate: receive has WITH_INV and the rkey, then access refused");
-	tap(send_inv(key, false, "SEND with Invalidate of a free window"),
+	tap(send_inv(0, key, false, "SEND with Invalidate of a free window"),
 	    "type 2: remote invalidation of a free window: REM_INV_REQ_ERR both sides");
 
 	/* A LOCAL_INV and a bind in one post: both, in order. */
@@ -755,23 +761,6 @@ static void check_bind_errors(void)
 	ibv_dealloc_mw(mw);
 }
 
-static long counter(const char *dev, const char *name)
-{
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static int setup(void)
 {
 	int ret;
@@ -829,8 +818,8 @@ int main(int argc, char **argv)
 	    opt.dev[0], opt.dev[1], strerror(ret));
 	if (ret)
 		goto out;
-	refused = counter(opt.dev[1], "mw_access_refused");
-	errors = counter(opt.dev[1], "mw_op_errors");
+	refused = port_counter(opt.dev[1], "mw_access_refused");
+	errors = port_counter(opt.dev[1], "mw_op_errors");
 	tap(write_refused(0, B.mr->rkey, mr_va(0), 8, "the bare MR"),
 	    "the MR's rkey alone grants no remote access");
 	check_type1();
@@ -841,11 +830,11 @@ int main(int argc, char **argv)
 	tap(!ret, "ibv_dereg_mr once its windows are gone (%s)", strerror(ret));
 	if (!ret)
 		B.mr = NULL;
-	tap(counter(opt.dev[1], "mw_access_refused") > refused &&
-	    counter(opt.dev[1], "mw_op_errors") > errors && refused >= 0,
+	tap(port_counter(opt.dev[1], "mw_access_refused") > refused &&
+	    port_counter(opt.dev[1], "mw_op_errors") > errors && refused >= 0,
 	    "%s counters: mw_access_refused %ld -> %ld, mw_op_errors %ld -> %ld",
-	    opt.dev[1], refused, counter(opt.dev[1], "mw_access_refused"),
-	    errors, counter(opt.dev[1], "mw_op_errors"));
+	    opt.dev[1], refused, port_counter(opt.dev[1], "mw_access_refused"),
+	    errors, port_counter(opt.dev[1], "mw_op_errors"));
 out:
 	side_teardown(&A);
 	side_teardown(&B);
