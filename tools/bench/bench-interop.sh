@@ -25,25 +25,40 @@ RUNS=(
 	"ib_read_lat 64B (usec)|5|A|ib_read_lat -n 200 -s 64"
 )
 
-# round NAME: every run once, server in VM B; VM A records column values
-# in RESULT_NAME_i.
+# once LABEL COL SIDE ARGS: one perftest run, server in VM B; in VM A,
+# ONCE is column COL of SIDE's report.  (Not in a $(...): the case
+# counters must move in this shell.)
+once() {
+	local label=$1 col=$2 side=$3 args=$4
+	IOP_N=$((IOP_N + 1))
+	IOP_PORT=$((IOP_PORT + 1))
+	# shellcheck disable=SC2086 # args is a word list
+	if ! _iop_run B 4 perf $args >"$SROCE_RESULTS/bench-$IOP_N.log" 2>&1; then
+		echo "$label failed:" >&2
+		cat "$SROCE_RESULTS/bench-$IOP_N.log" >&2
+	fi
+	# After the barrier, so that VM B's report is complete.
+	sync_barrier "c$IOP_N-end" 600 || exit 1
+	ONCE=
+	[ "$SROCE_VM" != A ] ||
+		ONCE=$(perf_col "$col" <"$SROCE_SHARED/$side/case-$IOP_N-$side.log")
+}
+
+# round NAME: every run BENCH_REPEAT times; VM A records the median in
+# RESULT_NAME_i and every value in ALL_NAME_i.
 round() {
-	local name=$1 i label col side args
+	local name=$1 i k label col side args all
 	for i in "${!RUNS[@]}"; do
 		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
-		IOP_N=$((IOP_N + 1))
-		IOP_PORT=$((IOP_PORT + 1))
-		# shellcheck disable=SC2086 # args is a word list
-		if ! _iop_run B 4 perf $args >"$SROCE_RESULTS/bench-$IOP_N.log" 2>&1; then
-			echo "$name: $label failed:" >&2
-			cat "$SROCE_RESULTS/bench-$IOP_N.log" >&2
-		fi
-		# After the barrier, so that VM B's report is complete.
-		sync_barrier "c$IOP_N-end" 600 || exit 1
-		if [ "$SROCE_VM" = A ]; then
-			printf -v "RESULT_${name}_$i" '%s' \
-				"$(perf_col "$col" <"$SROCE_SHARED/$side/case-$IOP_N-$side.log")"
-		fi
+		all=
+		for ((k = 0; k < BENCH_REPEAT; k++)); do
+			once "$name: $label" "$col" "$side" "$args"
+			all="$all${all:+ }${ONCE:-?}"
+		done
+		[ "$SROCE_VM" = A ] || continue
+		printf -v "ALL_${name}_$i" '%s' "$all"
+		printf -v "RESULT_${name}_$i" '%s' \
+			"$(tr ' ' '\n' <<<"$all" | median)"
 	done
 }
 
@@ -70,7 +85,14 @@ table() {
 			ratio = (r > 0 && s > 0) ? sprintf("%.2fx", s / r) : "n/a"
 			printf "| %-22s | %11s | %11s | %5s |\n", n, s, r, ratio }'
 	done
-	echo "(latency: lower is better, so a ratio below 1 favours sroce)"
+	echo "(medians of $BENCH_REPEAT runs each; latency: lower is better, so a"
+	echo " ratio below 1 favours sroce)"
+	for i in "${!RUNS[@]}"; do
+		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
+		s=ALL_sroce_$i
+		r=ALL_rxe_$i
+		echo "  $label: sroce<->rxe ${!s:-}; rxe<->rxe ${!r:-}"
+	done
 }
 
 main() {

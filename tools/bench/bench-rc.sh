@@ -35,12 +35,31 @@ set_mtu() {
 		wait_for 10 sh -c "ip netns exec ns1 ibv_devinfo -d fab1 | grep -q 'active_mtu:.*$2'"
 }
 
+# measured NAME UNIT bw|lat TOOL ARGS...: sroce, then rxe, BENCH_REPEAT
+# times alternating (a drift of the host hits both), one row of medians;
+# every value goes to ALL for the list under the table.
+ALL=
+measured() {
+	local name=$1 unit=$2 kind=$3 k s="" r=""
+	shift 3
+	for ((k = 0; k < BENCH_REPEAT; k++)); do
+		s="$s $("sroce_$kind" "$@")"
+		r="$r $("rxe_$kind" "$@")"
+	done
+	row "$name" "$unit" "$(tr ' ' '\n' <<<"$s" | median)" \
+		"$(tr ' ' '\n' <<<"$r" | median)"
+	ALL="$ALL  $name: sroce$s; rxe$r"$'\n'
+}
+
 table() {
+	ALL=
 	table_head
-	row "ib_write_bw 64K" "MB/s" "$(sroce_bw ib_write_bw -s 65536)" "$(rxe_bw ib_write_bw -s 65536)"
-	row "ib_read_bw 64K" "MB/s" "$(sroce_bw ib_read_bw -s 65536)" "$(rxe_bw ib_read_bw -s 65536)"
-	row "ib_send_bw 64K" "MB/s" "$(sroce_bw ib_send_bw -s 65536)" "$(rxe_bw ib_send_bw -s 65536)"
-	row "ib_send_lat 64B" "usec" "$(sroce_lat ib_send_lat -s 64)" "$(rxe_lat ib_send_lat -s 64)"
+	measured "ib_write_bw 64K" "MB/s" bw ib_write_bw -s 65536
+	measured "ib_read_bw 64K" "MB/s" bw ib_read_bw -s 65536
+	measured "ib_send_bw 64K" "MB/s" bw ib_send_bw -s 65536
+	measured "ib_send_lat 64B" "usec" lat ib_send_lat -s 64
+	echo "(medians of $BENCH_REPEAT runs each, sroce and rxe alternating:)"
+	printf '%s' "$ALL"
 	echo "TCP (iperf3, one stream) over the same veth: $(tcp_bw) MB/s"
 	echo "UDP ping-pong (64 B, one-way) over the same veth: $(udp_lat) usec"
 }

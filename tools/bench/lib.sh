@@ -34,6 +34,18 @@ perf_nonzero() {
 	echo "$v"
 }
 
+# median: the median of the numbers on stdin, one per line (empty lines
+# and non-numbers skipped; the lower middle of an even count); nothing if
+# there are none.  Benchmarks under TCG vary run to run by a third: one
+# run is an anecdote.
+median() {
+	grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
+# Runs per figure (BENCH_REPEAT, 3): the figure is their median.
+BENCH_REPEAT=${BENCH_REPEAT:-3}
+
 # bench_setup: load sroce, link ns1 and ns2, create fab1, fab2 and rxe0;
 # sets G4A, G4B and GRXE, the IPv4 GID indexes the tools use.
 bench_setup() {
