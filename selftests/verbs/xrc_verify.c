@@ -18,9 +18,10 @@
  *    names) and RDMA READ, through the SRQ's protection domain;
  *  - a second context opens the domain by its file and the TGT QP by
  *    number (ibv_open_qp) and sees it;
- *  - a message naming an SRQ of another domain fails at the sender with
- *    a remote invalid request error, delivers nothing, and counts in
- *    rx_xrc_bad_srq; the other connections carry on.
+ *  - a message naming an SRQ of another domain, or an SRQ number that
+ *    does not exist, fails at the sender with a remote invalid request
+ *    error, delivers nothing, and counts in rx_xrc_bad_srq; the other
+ *    connections carry on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -529,6 +530,41 @@ static void test_bad_srq(void)
 	    "Q1 and Q2 carry on");
 }
 
+/* Q3 -> T3 anew (the last test took both to ERROR), naming no SRQ at all. */
+static void test_unknown_srq(void)
+{
+	uint64_t before = hw_counter(&rcv, "rx_xrc_bad_srq");
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	struct ibv_sge sge = { .addr = (uintptr_t)snd.buf, .length = 64,
+			       .lkey = snd.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 98, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct ibv_wc wc;
+	uint32_t unknown = 0xfffff0;
+	int i;
+
+	/* A number no SRQ has (the highest are not handed out this early). */
+	for (i = 0; i < NSRQ; i++)
+		if (srqn[i] == unknown)
+			unknown--;
+	if (!tap(!ibv_modify_qp(ini[2], &reset, IBV_QP_STATE) &&
+		 !ibv_modify_qp(tgt[2], &reset, IBV_QP_STATE) &&
+		 !connect_pair(2), "Q3 -> T3 reconnected"))
+		return;
+	wr.qp_type.xrc.remote_srqn = unknown;
+	tap(ini_post(2, &wr, IBV_WC_REM_INV_REQ_ERR),
+	    "SEND naming SRQ %#x, which does not exist: remote invalid request",
+	    unknown);
+	tap(hw_counter(&rcv, "rx_xrc_bad_srq") == before + 1,
+	    "rx_xrc_bad_srq counted it (%llu -> %llu)",
+	    (unsigned long long)before,
+	    (unsigned long long)hw_counter(&rcv, "rx_xrc_bad_srq"));
+	tap(poll_one_ms(rcq[2], &wc, 200) && poll_one_ms(rcq[0], &wc, 10) &&
+	    poll_one_ms(rcq[1], &wc, 10), "nothing was delivered anywhere");
+	tap(xsend(0, 0, 17, 512, false) && xsend(1, 1, 18, 512, true),
+	    "Q1 and Q2 carry on");
+}
+
 static void usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s -d DEV [-D DEV2] [-g GIDX] [-G GIDX2]\n",
@@ -561,6 +597,7 @@ int main(int argc, char **argv)
 		test_rdma();
 		test_open_qp();
 		test_bad_srq();
+		test_unknown_srq();
 	}
 	if (xrcd_fd >= 0) {
 		close(xrcd_fd);
