@@ -75,6 +75,7 @@
 #include "icrc.h"
 #include "aeth.h"
 #include "psn.h"
+#include "sack.h"
 
 #define PAGE		4096
 #define PMTU		256		/* every QP's path MTU */
@@ -2596,6 +2597,106 @@ static void case_nak_storm(struct cx *c)
 	check_send_cqe(c, IBV_WC_RDMA_WRITE, 64);
 }
 
+/* One SACK payload: type, block count, then @nb blocks (start, length). */
+static size_t sack_bytes(uint8_t *b, uint8_t type, uint8_t n,
+			 const uint32_t (*blk)[2], unsigned int nb)
+{
+	unsigned int i;
+
+	b[0] = type;
+	b[1] = n;
+	b[2] = b[3] = 0;
+	for (i = 0; i < nb; i++) {
+		sroce_be_store32(b + 4 + 8 * i, blk[i][0]);
+		sroce_be_store32(b + 8 + 8 * i, blk[i][1]);
+	}
+	return 4 + 8 * (size_t)nb;
+}
+
+/*
+ * Our WRITE of four packets; our first ACK agrees to selective repeat
+ * (the extension bit), then comes a burst of duplicate ACKs whose SACK
+ * blocks break every rule of wire.rst: wrong type, no block, more than
+ * eight (too long for an ACK: a bad header), a length that does not
+ * match, a block with no gap before it, empty, out of order,
+ * overlapping, too far, too long, a start beyond 24 bits, trailing
+ * bytes.  Each is counted in rx_bad_responses (or rx_bad_hdr) and marks
+ * nothing: nothing is sent again, and the cumulative ACK completes the
+ * WRITE.  One burst, long before the tail loss probe's two round trips
+ * (the first ACK came a settle after the data, so the RTT is long).
+ */
+static void case_sack_hostile(struct cx *c)
+{
+	const uint32_t q = SQ_PSN, far = 1u << 23;
+	const uint32_t one[][2] = { { q + 2, 1 } };
+	const uint32_t nine[][2] = {
+		{ q + 2, 1 }, { q + 4, 1 }, { q + 6, 1 }, { q + 8, 1 },
+		{ q + 10, 1 }, { q + 12, 1 }, { q + 14, 1 }, { q + 16, 1 },
+		{ q + 18, 1 },
+	};
+	const uint32_t nogap[][2] = { { q + 1, 1 } };
+	const uint32_t empty[][2] = { { q + 2, 0 } };
+	const uint32_t order[][2] = { { q + 3, 1 }, { q + 2, 1 } };
+	const uint32_t overlap[][2] = { { q + 2, 2 }, { q + 3, 1 } };
+	const uint32_t toofar[][2] = { { q + far, 1 } };
+	const uint32_t toolong[][2] = { { q + 2, far } };
+	const uint32_t wide[][2] = { { 0xff000000u | (q + 2), 1 } };
+	/*
+	 * Type, count, blocks written, extra bytes after them; nine blocks
+	 * are more bytes than an ACK may carry, which the header parser
+	 * drops (rx_bad_hdr) before the SACK code sees them.
+	 */
+	const struct {
+		uint8_t type, n;
+		const uint32_t (*blk)[2];
+		unsigned int nb, extra;
+	} bad[] = {
+		{ 7, 1, one, 1, 0 },
+		{ SROCE_EXT_SACK, 0, NULL, 0, 0 },
+		{ SROCE_EXT_SACK, 9, nine, 9, 0 },	/* 76 > 68 bytes */
+		{ SROCE_EXT_SACK, 2, one, 1, 0 },
+		{ SROCE_EXT_SACK, 1, nogap, 1, 0 },
+		{ SROCE_EXT_SACK, 1, empty, 1, 0 },
+		{ SROCE_EXT_SACK, 2, order, 2, 0 },
+		{ SROCE_EXT_SACK, 2, overlap, 2, 0 },
+		{ SROCE_EXT_SACK, 1, toofar, 1, 0 },
+		{ SROCE_EXT_SACK, 1, toolong, 1, 0 },
+		{ SROCE_EXT_SACK, 1, wide, 1, 0 },
+		{ SROCE_EXT_SACK, 1, one, 1, 4 },
+	};
+	const int nbad = (int)(sizeof(bad) / sizeof(bad[0]));
+	uint8_t b[sizeof(bad) / sizeof(bad[0])][4 + 8 * 10];
+	size_t len[sizeof(bad) / sizeof(bad[0])];
+	struct sroce_pkt_hdr h;
+	int i;
+
+	/* Built first, so that the burst leaves at once. */
+	for (i = 0; i < nbad; i++) {
+		len[i] = sack_bytes(b[i], bad[i].type, bad[i].n, bad[i].blk,
+				    bad[i].nb) + bad[i].extra;
+		memset(b[i] + len[i] - bad[i].extra, 0, bad[i].extra);
+	}
+	post_send(c, IBV_WR_RDMA_WRITE, 0, 4 * PMTU);
+	want_resp(c, OP(WRITE_FIRST), -1, q);
+	want_resp(c, OP(WRITE_MIDDLE), -1, q + 1);
+	want_resp(c, OP(WRITE_MIDDLE), -1, q + 2);
+	want_resp(c, OP(WRITE_LAST), -1, q + 3);
+	settle(c);
+	h = hdr(c, OP(ACK), q);
+	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
+	h.ext = true;
+	inject(c, &h, NULL, 0);
+	for (i = 0; i < nbad; i++)
+		inject(c, &h, b[i], len[i]);
+	h.psn = q + 3;
+	inject(c, &h, NULL, 0);
+	expect(c, C_RX, 2 + nbad - 1);
+	expect(c, C_BAD_HDR, 1);
+	expect(c, C_BAD_RESP, nbad - 1);
+	settle(c);
+	check_send_cqe(c, IBV_WC_RDMA_WRITE, 4 * PMTU);
+}
+
 /*
  * IPv4 options (IHL 6: four NOPs) are part of the IP header the ICRC
  * covers; a packet with them is as valid as one without.
@@ -2811,6 +2912,8 @@ static const struct tcase cases[] = {
 	  .fn = case_ack_unsent_psn },
 	{ .name = "nak_storm", .desc = "our WRITE NAKed 50 times at its PSN: sent again once, QP stays RTS; then ACKed",
 	  .fn = case_nak_storm },
+	{ .name = "sack_hostile", .desc = "selective repeat agreed, then 12 SACKs that break its rules: rx_bad_responses (one rx_bad_hdr), nothing resent; then ACKed",
+	  .fn = case_sack_hostile },
 	{ .name = "ack_rtr", .desc = "ACK to a QP in RTR: stale",
 	  .fn = case_ack_rtr,
 	  .upto = IBV_QPS_RTR },
