@@ -1219,6 +1219,30 @@ static void want_describe(const struct want_resp *w, char *s, size_t n)
 		resp_describe(&r, s, n);
 }
 
+/*
+ * G11: what the device sends carries no stray bits.  Reserved BTH bits
+ * are zero (byte 4 below FECN/BECN, byte 8 below the extension bit), the
+ * pad bytes are zero, and a response never has the extension bit: this
+ * peer never offered it.  NULL, or what is wrong.
+ */
+static const char *resp_unclean(const struct resp *r)
+{
+	const struct sroce_opcode_info *oi = sroce_wire_opcode_info(r->h.opcode);
+	size_t i;
+
+	if (r->b[4] & 0x3f)
+		return "reserved bits of BTH byte 4 set";
+	if (r->b[8] & 0x3f)
+		return "reserved bits of BTH byte 8 set";
+	if (oi && (oi->kind == SROCE_OPK_ACK || oi->kind == SROCE_OPK_READ_RESP ||
+		   oi->kind == SROCE_OPK_ATOMIC_ACK) && r->h.ext)
+		return "the extension bit on a response to a peer that never offered it";
+	for (i = r->len - 4 - r->h.pad; i < r->len - 4; i++)
+		if (r->b[i])
+			return "a pad byte is not zero";
+	return NULL;
+}
+
 static void check_resps(struct cx *c)
 {
 	char got[160] = "", want[160] = "";
@@ -1235,6 +1259,10 @@ static void check_resps(struct cx *c)
 			fail(c, "no answer; want %s", want);
 		else if (!resp_match(&c->resp[i], &c->wr[i]))
 			fail(c, "answer %d: got %s; want %s", i + 1, got, want);
+		if (i < c->nresp && !c->resp[i].perr &&
+		    resp_unclean(&c->resp[i]))
+			fail(c, "answer %d (%s): %s", i + 1, got,
+			     resp_unclean(&c->resp[i]));
 	}
 }
 
