@@ -2469,6 +2469,20 @@ static void case_read_dup_replay(struct cx *c)
 }
 
 /*
+ * G9: a duplicate READ is answered only as the READ it repeats (the same
+ * PSN span), never as a longer one: one of 64 bytes asked again for
+ * three packets' worth gets nothing, so a replay amplifies no more than
+ * the original READ, which the rkey allowed.
+ */
+static void case_read_dup_longer(struct cx *c)
+{
+	read_answered(c);
+	inject_read(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 2000), 3 * PMTU);
+	expect(c, C_RX, 1);
+	expect(c, C_DUP, 1);
+}
+
+/*
  * A duplicate READ after modify_qp (RTS -> RTS) took remote reads away:
  * not answered again (security review G3).
  */
@@ -2920,6 +2934,8 @@ static const struct tcase cases[] = {
 	  .fn = case_atomic_dup_replay },
 	{ .name = "read_dup_replay", .desc = "duplicate READ: answered again from memory",
 	  .fn = case_read_dup_replay },
+	{ .name = "read_dup_longer", .desc = "duplicate READ asking for more than the READ it repeats: not answered",
+	  .fn = case_read_dup_longer },
 	{ .name = "read_dup_revoked", .desc = "duplicate READ after RTS -> RTS took remote reads away: not answered",
 	  .fn = case_read_dup_revoked },
 
