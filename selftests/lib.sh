@@ -478,6 +478,9 @@ bulk_write() {
 	counter_snap ns1 fab1 "$b.before1"
 	ip netns exec ns2 ib_write_bw -d fab2 -x "$G4B" -F -s 65536 -D "$secs" \
 		-p "$port" 192.168.77.1 >"$b.client" 2>&1 &
+	# SECS count from the connection, which a slow kernel (the debug
+	# one) makes seconds late: half way is from the QP's RTS on.
+	wait_for 60 _rc_qp_up ns2 fab2
 	sleep $((secs / 2))
 	rc_qp_detail ns2 fab2 >"$b.qp"
 	counter_snap ns2 fab2 "$b.mid"
@@ -486,6 +489,8 @@ bulk_write() {
 	counter_snap ns2 fab2 "$b.after"
 	counter_snap ns1 fab1 "$b.after1"
 }
+
+_rc_qp_up() { [ -n "$(rc_qp_detail "$1" "$2")" ]; }
 
 # rc_qp_detail NS DEV: DEV's first RTS RC QP from `rdma -j resource show
 # qp -dd`, flattened to one "name value ..." line (the text form may wrap
