@@ -268,10 +268,20 @@ static bool fadd_at(int mr, uint32_t rkey, enum ibv_wc_status want,
 	return ok && intact(what);
 }
 
+/* Rights that need LOCAL_WRITE beside them. */
+static const struct {
+	int access;
+	const char *name;
+} needs_lw[] = {
+	{ IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE" },
+	{ IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC" },
+};
+
 static void check_remote(void)
 {
 	uint32_t all = b_mr[MR_ALL]->rkey;
 	struct ibv_mr *mr;
+	unsigned int i;
 
 	tap(write_to(MR_ALL, all, 0, PAGE, IBV_WC_SUCCESS, "WRITE") &&
 	    read_from(MR_ALL, all, 100, 512, IBV_WC_SUCCESS, "READ") &&
@@ -304,18 +314,14 @@ static void check_remote(void)
 	    "... the same WRITE one byte earlier works");
 
 	/* The IBA: remote write or atomic rights need LOCAL_WRITE. */
-	mr = ibv_reg_mr(B.pd, b_buf + PAGE, PAGE, IBV_ACCESS_REMOTE_WRITE);
-	tap(!mr && errno == EINVAL,
-	    "ibv_reg_mr with REMOTE_WRITE but no LOCAL_WRITE: EINVAL (%s)",
-	    mr ? "registered" : strerror(errno));
-	if (mr)
-		ibv_dereg_mr(mr);
-	mr = ibv_reg_mr(B.pd, b_buf + PAGE, PAGE, IBV_ACCESS_REMOTE_ATOMIC);
-	tap(!mr && errno == EINVAL,
-	    "ibv_reg_mr with REMOTE_ATOMIC but no LOCAL_WRITE: EINVAL (%s)",
-	    mr ? "registered" : strerror(errno));
-	if (mr)
-		ibv_dereg_mr(mr);
+	for (i = 0; i < sizeof(needs_lw) / sizeof(needs_lw[0]); i++) {
+		mr = ibv_reg_mr(B.pd, b_buf + PAGE, PAGE, needs_lw[i].access);
+		tap(!mr && errno == EINVAL,
+		    "ibv_reg_mr with %s but no LOCAL_WRITE: EINVAL (%s)",
+		    needs_lw[i].name, mr ? "registered" : strerror(errno));
+		if (mr)
+			ibv_dereg_mr(mr);
+	}
 }
 
 /* B posts one receive of @len bytes at @addr under @lkey. */

@@ -163,13 +163,13 @@ static struct sroce_send_wqe *sq_forge(uint64_t wr_id)
 	return w;
 }
 
-/* A valid 64-byte WRITE to B's page: it must never execute. */
-static int post_write_behind(void)
+/* A WRITE of @len bytes of A's page to B's, wr_id @id: ibv_post_send(). */
+static int post_write(uint64_t id, uint32_t len)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)A.buf, .length = 64,
+	struct ibv_sge sge = { .addr = (uintptr_t)A.buf, .length = len,
 			       .lkey = A.mr->lkey };
 	struct ibv_send_wr wr = {
-		.wr_id = 2, .opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
+		.wr_id = id, .opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
 		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = (uintptr_t)B.buf,
 			     .rkey = B.mr->rkey },
@@ -177,6 +177,12 @@ static int post_write_behind(void)
 	struct ibv_send_wr *bad;
 
 	return ibv_post_send(A.qp, &wr, &bad);
+}
+
+/* A valid 64-byte WRITE to B's page: it must never execute. */
+static int post_write_behind(void)
+{
+	return post_write(2, 64);
 }
 
 /* Completion of wr 1 with @want, then wr 2 flushed. */
@@ -390,21 +396,12 @@ static bool rq_prod_ahead(void)
 /* After it all: a fresh pair WRITEs a page and it lands byte-exact. */
 static bool still_works(void)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)A.buf, .length = PAGE,
-			       .lkey = A.mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 4, .opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
-		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = (uintptr_t)B.buf,
-			     .rkey = B.mr->rkey },
-	};
-	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
 
 	if (!pair_new())
 		return false;
 	fill(A.buf, PAGE, 7);
-	if (ibv_post_send(A.qp, &wr, &bad) || poll_one_ms(A.cq, &wc, WAIT_MS) ||
+	if (post_write(4, PAGE) || poll_one_ms(A.cq, &wc, WAIT_MS) ||
 	    wc.status != IBV_WC_SUCCESS)
 		return false;
 	memcpy(b_shadow, A.buf, PAGE);

@@ -505,42 +505,48 @@ static void test_open_qp(void)
 	tap(xsend(0, 0, 14, 128, false), "Q1 -> T1 still delivers");
 }
 
-/* Q3 -> T3 names SRQ C, of the other domain. */
-static void test_bad_srq(void)
+/*
+ * Q3 sends to SRQ number @n, which T3 must refuse (what: why): the SEND
+ * fails with a remote invalid request, rx_xrc_bad_srq counts it, nothing
+ * reaches any SRQ, and Q1 and Q2 carry on (messages @k and @k + 1).
+ */
+static void bad_srq_send(uint32_t n, uint64_t wr_id, unsigned int k,
+			 const char *what)
 {
 	uint64_t before = hw_counter(&rcv, "rx_xrc_bad_srq");
 	struct ibv_sge sge = { .addr = (uintptr_t)snd.buf, .length = 64,
 			       .lkey = snd.mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = 99, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND };
 	struct ibv_wc wc;
 
-	/* A WQE on SRQ C: had it been used, we would see it complete. */
-	srq_next(2);
-	wr.qp_type.xrc.remote_srqn = srqn[2];
+	wr.qp_type.xrc.remote_srqn = n;
 	tap(ini_post(2, &wr, IBV_WC_REM_INV_REQ_ERR),
-	    "SEND naming another domain's SRQ: remote invalid request");
+	    "SEND naming %s: remote invalid request", what);
 	tap(hw_counter(&rcv, "rx_xrc_bad_srq") == before + 1,
 	    "rx_xrc_bad_srq counted it (%llu -> %llu)",
 	    (unsigned long long)before,
 	    (unsigned long long)hw_counter(&rcv, "rx_xrc_bad_srq"));
 	tap(poll_one_ms(rcq[2], &wc, 200) && poll_one_ms(rcq[0], &wc, 10) &&
 	    poll_one_ms(rcq[1], &wc, 10), "nothing was delivered anywhere");
-	tap(xsend(0, 0, 15, 512, false) && xsend(1, 1, 16, 512, true),
+	tap(xsend(0, 0, k, 512, false) && xsend(1, 1, k + 1, 512, true),
 	    "Q1 and Q2 carry on");
+}
+
+/* Q3 -> T3 names SRQ C, of the other domain. */
+static void test_bad_srq(void)
+{
+	/* A WQE on SRQ C: had it been used, we would see it complete. */
+	srq_next(2);
+	bad_srq_send(srqn[2], 99, 15, "another domain's SRQ");
 }
 
 /* Q3 -> T3 anew (the last test took both to ERROR), naming no SRQ at all. */
 static void test_unknown_srq(void)
 {
-	uint64_t before = hw_counter(&rcv, "rx_xrc_bad_srq");
 	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
-	struct ibv_sge sge = { .addr = (uintptr_t)snd.buf, .length = 64,
-			       .lkey = snd.mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = 98, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND };
-	struct ibv_wc wc;
 	uint32_t unknown = 0xfffff0;
+	char what[64];
 	int i;
 
 	/* A number no SRQ has (the highest are not handed out this early). */
@@ -551,18 +557,8 @@ static void test_unknown_srq(void)
 		 !ibv_modify_qp(tgt[2], &reset, IBV_QP_STATE) &&
 		 !connect_pair(2), "Q3 -> T3 reconnected"))
 		return;
-	wr.qp_type.xrc.remote_srqn = unknown;
-	tap(ini_post(2, &wr, IBV_WC_REM_INV_REQ_ERR),
-	    "SEND naming SRQ %#x, which does not exist: remote invalid request",
-	    unknown);
-	tap(hw_counter(&rcv, "rx_xrc_bad_srq") == before + 1,
-	    "rx_xrc_bad_srq counted it (%llu -> %llu)",
-	    (unsigned long long)before,
-	    (unsigned long long)hw_counter(&rcv, "rx_xrc_bad_srq"));
-	tap(poll_one_ms(rcq[2], &wc, 200) && poll_one_ms(rcq[0], &wc, 10) &&
-	    poll_one_ms(rcq[1], &wc, 10), "nothing was delivered anywhere");
-	tap(xsend(0, 0, 17, 512, false) && xsend(1, 1, 18, 512, true),
-	    "Q1 and Q2 carry on");
+	snprintf(what, sizeof(what), "SRQ %#x, which does not exist", unknown);
+	bad_srq_send(unknown, 98, 17, what);
 }
 
 static void usage(const char *argv0)

@@ -73,7 +73,7 @@ swap_to_rxe() {
 }
 
 table() {
-	local i label col side args s r
+	local i label col side args s r sa ra all=""
 	echo "## two VMs, eth0 MTU 1500 (RoCE MTU 1024), client VM A, server VM B (rdma_rxe)"
 	echo "| test                   | sroce<->rxe |   rxe<->rxe | ratio |"
 	echo "|------------------------|-------------|-------------|-------|"
@@ -81,18 +81,16 @@ table() {
 		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
 		s=RESULT_sroce_$i
 		r=RESULT_rxe_$i
+		sa=ALL_sroce_$i
+		ra=ALL_rxe_$i
 		awk -v n="$label" -v s="${!s:-}" -v r="${!r:-}" 'BEGIN {
 			ratio = (r > 0 && s > 0) ? sprintf("%.2fx", s / r) : "n/a"
 			printf "| %-22s | %11s | %11s | %5s |\n", n, s, r, ratio }'
+		all="$all  $label: sroce<->rxe ${!sa:-}; rxe<->rxe ${!ra:-}"$'\n'
 	done
 	echo "(medians of $BENCH_REPEAT runs each; latency: lower is better, so a"
 	echo " ratio below 1 favours sroce)"
-	for i in "${!RUNS[@]}"; do
-		IFS='|' read -r label col side args <<<"${RUNS[$i]}"
-		s=ALL_sroce_$i
-		r=ALL_rxe_$i
-		echo "  $label: sroce<->rxe ${!s:-}; rxe<->rxe ${!r:-}"
-	done
+	printf '%s' "$all"
 }
 
 main() {
