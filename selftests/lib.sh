@@ -492,11 +492,12 @@ bulk_write() {
 
 _rc_qp_up() { [ -n "$(rc_qp_detail "$1" "$2")" ]; }
 
-# rc_qp_detail NS DEV: DEV's first RTS RC QP from `rdma -j resource show
-# qp -dd`, flattened to one "name value ..." line (the text form may wrap
-# the driver detail, which rdma(8) prefixes with drv_).
+# rc_qp_detail NS DEV [PREFIX...]: DEV's first RTS RC QP from `rdma -j
+# resource show qp -dd`, flattened to one "name value ..." line (the text
+# form may wrap the driver detail, which rdma(8) prefixes with drv_).
+# PREFIX runs rdma, e.g. as another user.
 rc_qp_detail() {
-	in_ns "$1" rdma -j resource show qp link "$2/1" -dd |
+	in_ns "$1" "${@:3}" rdma -j resource show qp link "$2/1" -dd |
 		python3 -c '
 import json, sys
 def flat(o, out):

@@ -8,12 +8,17 @@
  *                                              CAP_IPC_LOCK
  *   limits_verify -d DEV hold MIB              register MIB MiB, print
  *                                              "held", wait to be killed
+ *   limits_verify -d DEV memcg CGROUP          rings are charged to the
+ *                                              memory cgroup (a cgroup v2
+ *                                              directory it joins), and
+ *                                              its memory.max bounds them
  *
  * Each limit must give either success or a clean error (an errno, NULL),
  * and leave the device usable: the checks end with a loopback RDMA WRITE
  * and READ verified byte for byte.  TAP on stdout.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include "rdma/sroce-abi.h"
 
 #include "common.h"
 
@@ -216,6 +222,97 @@ static int run_memlock(void)
 	return 0;
 }
 
+static long long cg_read(const char *cg, const char *file)
+{
+	char path[512], buf[64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f))
+		v = atoll(buf);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static bool cg_write(const char *cg, const char *file, const char *val)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return false;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val);
+}
+
+static bool cg_set_max(const char *cg, long long bytes)
+{
+	char v[32];
+
+	if (bytes < 0)
+		return cg_write(cg, "memory.max", "max");
+	snprintf(v, sizeof(v), "%lld", bytes);
+	return cg_write(cg, "memory.max", v);
+}
+
+/*
+ * A CQ ring is the biggest thing one verb makes (max_cqe entries, 64 MiB
+ * on sroce): it must show in the creator's memory.current, go when the
+ * CQ goes, and fail with ENOMEM, not an OOM kill, over memory.max.
+ */
+static int run_memcg(const char *cg)
+{
+	struct ibv_device_attr da;
+	long long c0, c1, c2;
+	struct ibv_cq *big, *small;
+	size_t ring;
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (!tap(cg_write(cg, "cgroup.procs", pid) &&
+		 cg_read(cg, "memory.current") >= 0,
+		 "joined memory cgroup %s", cg) ||
+	    ibv_query_device(ctx, &da))
+		return 1;
+	ring = (size_t)da.max_cqe * sizeof(struct sroce_cqe);
+	c0 = cg_read(cg, "memory.current");
+	big = ibv_create_cq(ctx, da.max_cqe, NULL, NULL, 0);
+	c1 = cg_read(cg, "memory.current");
+	if (!tap(big, "a CQ of max_cqe %d entries (a %zu MiB ring)",
+		 da.max_cqe, ring / MIB))
+		return 1;
+	tap(c1 - c0 >= (long long)ring,
+	    "it is charged to the cgroup: memory.current +%lld MiB",
+	    (c1 - c0) / (long long)MIB);
+	tap(!ibv_destroy_cq(big), "destroyed");
+	c2 = cg_read(cg, "memory.current");
+	tap(c1 - c2 >= (long long)ring,
+	    "and uncharged: memory.current -%lld MiB", (c1 - c2) / (long long)MIB);
+	/* Room for this process, not for the ring. */
+	if (!cg_set_max(cg, c2 + 16 * (long long)MIB))
+		return 1;
+	errno = 0;
+	big = ibv_create_cq(ctx, da.max_cqe, NULL, NULL, 0);
+	tap(!big && errno == ENOMEM,
+	    "with memory.max 16 MiB above memory.current: ENOMEM (%s)",
+	    big ? "created" : strerror(errno));
+	if (big)
+		ibv_destroy_cq(big);
+	small = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	tap(small, "a CQ of 64 entries still fits");
+	if (small)
+		ibv_destroy_cq(small);
+	tap(cg_set_max(cg, -1), "memory.max lifted");
+	return 0;
+}
+
 static int run_hold(long mib)
 {
 	uint8_t *p = map_mib(mib);
@@ -233,7 +330,7 @@ static int run_hold(long mib)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: limits_verify -d DEV [-g GIDX] qps N | mr MIB | memlock | hold MIB\n");
+	fprintf(stderr, "usage: limits_verify -d DEV [-g GIDX] qps N | mr MIB | memlock | hold MIB | memcg CGROUP\n");
 	exit(2);
 }
 
@@ -249,7 +346,10 @@ int main(int argc, char **argv)
 	if (!dev_opts_done() || optind >= argc)
 		usage();
 	what = argv[optind];
-	if (strcmp(what, "memlock")) {
+	if (!strcmp(what, "memcg")) {
+		if (optind + 1 >= argc)
+			usage();
+	} else if (strcmp(what, "memlock")) {
 		if (optind + 1 >= argc)
 			usage();
 		arg = atol(argv[optind + 1]);
@@ -272,6 +372,8 @@ int main(int argc, char **argv)
 		ret = run_memlock();
 	else if (!strcmp(what, "hold"))
 		ret = run_hold(arg);
+	else if (!strcmp(what, "memcg"))
+		ret = run_memcg(argv[optind + 1]);
 	else
 		usage();
 	ibv_destroy_cq(cq);

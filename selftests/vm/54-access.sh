@@ -11,9 +11,15 @@
 # selftests/verbs/ring_verify writes the shared SQ and RQ behind
 # libsroce's back: impossible WQEs and producer indexes get their error
 # completion or QP_FATAL, and the device works on (G7).
+# selftests/verbs/uresp_verify sends raw uverbs commands: the reserved
+# fields of sroce's responses come back zero, nothing is written past
+# them, and fresh rings are zero (G11).
 #
 # Then the same as user nobody, which is how most applications run: the
-# rules hold, RC traffic works, and what needs privilege is refused.  The
+# rules hold, RC traffic works, what needs privilege is refused, and the
+# QP detail others see leaves out the live sequence numbers (G2).
+# Last, the rings are charged to the memory cgroup of the process that
+# made them and bounded by its memory.max (G5).  The
 # provider and the program are copied to /tmp first, so that a tree
 # nobody cannot read (a clone under /root) does not decide the result.
 # sroce-timeout: 600
@@ -23,6 +29,8 @@ set -u
 
 ACV=$SROCE_TREE/selftests/verbs/access_verify
 RGV=$SROCE_TREE/selftests/verbs/ring_verify
+LIMITS=$SROCE_TREE/selftests/verbs/limits_verify
+URESP=$SROCE_TREE/selftests/verbs/uresp_verify
 U=/tmp/unpriv
 PORT=19700
 
@@ -56,6 +64,55 @@ nothing_world_writable() {
 	[ -z "$w" ] || { echo "world-writable: $w"; return 1; }
 }
 
+# Any user may list the QPs, but only root sees their live PSNs and MSN
+# (G2): with them a local socket could inject into the connection.
+# ibv_rc_pingpong keeps its QP in RTS for its many iterations.
+seq_hidden() {
+	local b=$SROCE_RESULTS/seq spid cpid="" root who rc=0
+	PORT=$((PORT + 1))
+	in_ns ns2 ibv_rc_pingpong -d fab2 -g "$G4B" -n 1000000 -p "$PORT" \
+		>"$b.server" 2>&1 &
+	spid=$!
+	if wait_listen ns2 "$PORT"; then
+		in_ns ns1 ibv_rc_pingpong -d fab1 -g "$G4A" -n 1000000 \
+			-p "$PORT" 192.168.77.2 >"$b.client" 2>&1 &
+		cpid=$!
+		wait_for 60 _rc_qp_up ns2 fab2 || rc=1
+	else
+		rc=1
+	fi
+	root=$(rc_qp_detail ns2 fab2)
+	who=$(rc_qp_detail ns2 fab2 setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups)
+	# in_ns runs the program under a subshell: kill the programs too.
+	pkill -f "ibv_rc_pingpong .*-p $PORT( |\$)"
+	kill "$spid" ${cpid:+"$cpid"} 2>/dev/null
+	wait
+	echo "root: $root"
+	echo "nobody: $who"
+	[ "$rc" = 0 ] || return 1
+	grep -q "drv_psn_expected [0-9]" <<<"$root" &&
+		grep -q "drv_cwnd [0-9]" <<<"$who" &&
+		! grep -qE "drv_(psn_[a-z]*|msn) " <<<"$who"
+}
+
+# A memory cgroup of our own (cgroup v2; the VM's init mounts none).
+CG=/sys/fs/cgroup
+memcg_setup() {
+	grep -q "^cgroup2 $CG " /proc/mounts || mount -t cgroup2 none "$CG" ||
+		return 1
+	echo +memory >"$CG/cgroup.subtree_control" &&
+		mkdir -p "$CG/sroce54"
+}
+
+# Rings are charged to their process's memory cgroup and bounded by its
+# memory.max (G5): limits_verify joins the cgroup and tries.
+memcg_rings() {
+	ip netns exec ns1 "$LIMITS" -d fab1 memcg "$CG/sroce54" \
+		>"$SROCE_RESULTS/memcg.tap" 2>&1
+	tap_replay "$SROCE_RESULTS/memcg.tap" 8 "memcg: "
+}
+
 pingpong_nobody() {
 	PORT=$((PORT + 1))
 	run_pair ns1 ns2 "$PORT" -- \
@@ -66,12 +123,14 @@ pingpong_nobody() {
 		192.168.77.1
 }
 
-tap_plan 15
+tap_plan 38
 topo_sroce_pair
 
 tap_check "access_verify fab1 -> fab2, IPv4" "$ACV" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "access_verify fab1 -> fab2, IPv6" "$ACV" -d fab1 -D fab2 -g "$G6A" -G "$G6B"
 tap_check "ring_verify fab1 -> fab2" "$RGV" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
+"$URESP" fab1 >"$SROCE_RESULTS/uresp.tap" 2>&1
+tap_replay "$SROCE_RESULTS/uresp.tap" 13 "uverbs responses: "
 tap_require "provider and test programs in $U, readable by all" provider_public
 tap_check "as nobody: access_verify, IPv4" \
 	as_nobody "$U/access_verify" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
@@ -79,7 +138,10 @@ tap_check "as nobody: ring_verify" \
 	as_nobody "$U/ring_verify" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "as nobody: ibv_rc_pingpong --chk fab1<->fab2" pingpong_nobody
 tap_check "as nobody: rdma link add is refused" link_add_refused
+tap_check "as nobody: rdma resource -dd without live PSNs" seq_hidden
 tap_check "no sroce module parameter or device file is world-writable" \
 	nothing_world_writable
+tap_require "a memory cgroup" memcg_setup
+memcg_rings
 tap_check "no kernel warnings" sh -c '! dmesg | grep -E "WARNING|BUG:|refcount"'
 tap_done

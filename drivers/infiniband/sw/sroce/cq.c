@@ -16,7 +16,8 @@ static int sroce_cq_ring_alloc(struct sroce_cq *cq, struct sroce_queue *q,
 	int err;
 
 	/* One slot stays free so a full ring is told apart from an empty one. */
-	err = sroce_queue_alloc(q, cqe + 1, sizeof(struct sroce_cqe));
+	err = sroce_queue_alloc(q, cqe + 1, sizeof(struct sroce_cqe),
+				sroce_queue_gfp(udata));
 	if (err)
 		return err;
 	if (!udata)

@@ -74,7 +74,9 @@ static int sroce_mr_map_umem(struct sroce_mr *mr)
 	unsigned long i = 0;
 
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	/* 2 MiB for a 1 GiB MR: the process's to pay, like its rings. */
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     sroce_queue_gfp(true));
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {

@@ -14,10 +14,15 @@ struct sroce_dev;
 struct sroce_qp;
 struct sk_buff;
 
-/* One named number of a snapshot; the names are stable (sroce(7)). */
+/*
+ * One named number of a snapshot; the names are stable (sroce(7)).  A
+ * live sequence number (seq) is what an off-path forger lacks: only
+ * root-only views show it (G2 in Documentation/security.rst).
+ */
 struct sroce_snap_field {
 	const char *name;
 	u32 val;
+	bool seq;
 };
 
 #define SROCE_SNAP_FIELDS_MAX	32

@@ -70,7 +70,8 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	qp->max_inline = cap->max_inline_data;
 	err = sroce_queue_alloc(&qp->sq, max_t(u32, cap->max_send_wr, 1),
 				sroce_qp_sq_stride(qp->max_send_sge,
-						   qp->max_inline));
+						   qp->max_inline),
+				sroce_queue_gfp(udata));
 	if (err)
 		return err;
 	if (init->srq)
@@ -80,7 +81,8 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	else
 		err = sroce_queue_alloc(&qp->rq,
 					max_t(u32, cap->max_recv_wr, 1),
-					sroce_qp_rq_stride(qp->max_recv_sge));
+					sroce_qp_rq_stride(qp->max_recv_sge),
+					sroce_queue_gfp(udata));
 	if (err)
 		goto err_sq;
 	if (udata) {

@@ -14,14 +14,28 @@
 #include "rc.h"
 #include "observe.h"
 
-static void sroce_qp_snap_add(struct sroce_qp_snap *s, const char *name,
-			      u32 val)
+static void sroce_qp_snap_put(struct sroce_qp_snap *s, const char *name,
+			      u32 val, bool seq)
 {
 	if (WARN_ON_ONCE(s->n >= SROCE_SNAP_FIELDS_MAX))
 		return;
 	s->f[s->n].name = name;
 	s->f[s->n].val = val;
+	s->f[s->n].seq = seq;
 	s->n++;
+}
+
+static void sroce_qp_snap_add(struct sroce_qp_snap *s, const char *name,
+			      u32 val)
+{
+	sroce_qp_snap_put(s, name, val, false);
+}
+
+/* A live PSN or MSN: with it and the QPN, a packet would be accepted. */
+static void sroce_qp_snap_add_seq(struct sroce_qp_snap *s, const char *name,
+				  u32 val)
+{
+	sroce_qp_snap_put(s, name, val, true);
 }
 
 static u32 sroce_qp_snap_u32(u64 v)
@@ -46,12 +60,12 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	/* una's load before psn_max's, as above. */
 	smp_rmb();
 	psn_max = READ_ONCE(req->psn_max);
-	sroce_qp_snap_add(s, "psn_una", una);
-	sroce_qp_snap_add(s, "psn_max", psn_max);
+	sroce_qp_snap_add_seq(s, "psn_una", una);
+	sroce_qp_snap_add_seq(s, "psn_max", psn_max);
 	sroce_qp_snap_add(s, "in_flight", sroce_psn_before(psn_max, una) ?
 			  0 : sroce_psn_sub(psn_max, una));
-	sroce_qp_snap_add(s, "psn_expected", READ_ONCE(qp->resp.epsn));
-	sroce_qp_snap_add(s, "msn", READ_ONCE(qp->resp.msn) & SROCE_PSN_MASK);
+	sroce_qp_snap_add_seq(s, "psn_expected", READ_ONCE(qp->resp.epsn));
+	sroce_qp_snap_add_seq(s, "msn", READ_ONCE(qp->resp.msn) & SROCE_PSN_MASK);
 	sroce_qp_snap_add(s, "cwnd", READ_ONCE(req->cwnd.cwnd));
 	/* 0 until the first sample. */
 	sroce_qp_snap_add(s, "srtt_us", READ_ONCE(req->rtt.srtt_us));
@@ -91,7 +105,7 @@ void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	s->sr = NULL;
 	s->n = 0;
 	sroce_qp_snap_add(s, "home_cpu", READ_ONCE(qp->req.cpu));
-	sroce_qp_snap_add(s, "psn_next", READ_ONCE(qp->req.psn));
+	sroce_qp_snap_add_seq(s, "psn_next", READ_ONCE(qp->req.psn));
 	/* XRC QPs run the RC engine (xrc.h). */
 	if (s->type == IB_QPT_RC || sroce_qp_is_xrc(qp))
 		sroce_qp_snap_rc(qp, s);

@@ -10,7 +10,8 @@
 
 #include "queue.h"
 
-int sroce_queue_alloc(struct sroce_queue *q, u32 min_entries, u32 stride)
+int sroce_queue_alloc(struct sroce_queue *q, u32 min_entries, u32 stride,
+		      gfp_t gfp)
 {
 	u32 n = roundup_pow_of_two(max_t(u32, min_entries, 1));
 	size_t bytes;
@@ -19,8 +20,13 @@ int sroce_queue_alloc(struct sroce_queue *q, u32 min_entries, u32 stride)
 		return -EINVAL;
 	bytes = SROCE_RING_ENTRIES_OFFSET + (size_t)n * stride;
 	bytes = PAGE_ALIGN(bytes);
-	/* Zeroed: no stale kernel memory ever reaches userspace. */
-	q->hdr = vmalloc_user(bytes);
+	/*
+	 * Zeroed: no stale kernel memory ever reaches userspace.  Not
+	 * vmalloc_user(), which cannot charge a cgroup (sroce_queue_gfp());
+	 * whole zeroed pages are what its VM_USERMAP vouches for, and
+	 * sroce_queue_mmap() maps nothing else.
+	 */
+	q->hdr = __vmalloc(bytes, gfp | __GFP_ZERO);
 	if (!q->hdr)
 		return -ENOMEM;
 	q->entries = (u8 *)q->hdr + SROCE_RING_ENTRIES_OFFSET;
@@ -121,6 +127,25 @@ int sroce_queue_mmap_publish(struct sroce_queue *q, struct ib_ucontext *uctx,
 	return 0;
 }
 
+/*
+ * What remap_vmalloc_range() does, without its VM_USERMAP check: the
+ * ring's pages, whole and zeroed from sroce_queue_alloc(), one by one.
+ */
+static int sroce_queue_map_pages(struct vm_area_struct *vma, u8 *addr)
+{
+	unsigned long uaddr;
+	int err;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		err = vm_insert_page(vma, uaddr, vmalloc_to_page(addr));
+		if (err)
+			return err;
+		addr += PAGE_SIZE;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return 0;
+}
+
 int sroce_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma;
@@ -134,7 +159,7 @@ int sroce_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (vma->vm_end - vma->vm_start != rdma->npages << PAGE_SHIFT)
 		err = -EINVAL;
 	else
-		err = remap_vmalloc_range(vma, e->addr, 0);
+		err = sroce_queue_map_pages(vma, e->addr);
 	rdma_user_mmap_entry_put(rdma);
 	return err;
 }

@@ -12,6 +12,7 @@
 #define _SROCE_QUEUE_H
 
 #include <linux/types.h>
+#include <linux/gfp.h>
 #include <asm/barrier.h>
 #include <rdma/sroce-abi.h>
 
@@ -43,7 +44,21 @@ struct sroce_mmap_entry {
 int sroce_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_queue_mmap_free(struct rdma_user_mmap_entry *entry);
 
-int sroce_queue_alloc(struct sroce_queue *q, u32 min_entries, u32 stride);
+/*
+ * What a process can ask for in bulk (rings, and the per-QP copies as
+ * big as them) is charged to its memory cgroup, and over the cgroup's
+ * limit the verb fails with ENOMEM instead of waking its OOM killer
+ * (G5 in Documentation/security.rst).  A kernel ULP's objects are the
+ * admin's, whoever's syscall created them, and stay uncharged.
+ */
+static inline gfp_t sroce_queue_gfp(bool user)
+{
+	return user ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN :
+		      GFP_KERNEL;
+}
+
+int sroce_queue_alloc(struct sroce_queue *q, u32 min_entries, u32 stride,
+		      gfp_t gfp);
 void sroce_queue_free(struct sroce_queue *q);
 int sroce_queue_mmap_publish(struct sroce_queue *q, struct ib_ucontext *uctx,
 			     struct sroce_ring_info *info);

@@ -26,12 +26,14 @@
 int sroce_req_init(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
+	gfp_t gfp = sroce_queue_gfp(qp->user);
 	u32 n = qp->sq.nentries;
 
-	req->wqes = kvcalloc(n, sizeof(*req->wqes), GFP_KERNEL);
-	req->raw = kvmalloc_array(n, qp->sq.stride, GFP_KERNEL);
+	/* The copies are as big as the SQ: charged like it. */
+	req->wqes = kvcalloc(n, sizeof(*req->wqes), gfp);
+	req->raw = kvmalloc_array(n, qp->sq.stride, gfp);
 	req->pkt_cap = SROCE_PKTS_MIN;
-	req->pkts = kvcalloc(req->pkt_cap, sizeof(*req->pkts), GFP_KERNEL);
+	req->pkts = kvcalloc(req->pkt_cap, sizeof(*req->pkts), gfp);
 	if (!req->wqes || !req->raw || !req->pkts) {
 		sroce_req_free(qp);
 		return -ENOMEM;

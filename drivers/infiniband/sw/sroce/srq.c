@@ -59,7 +59,8 @@ int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	/* The spec leaves the limit unarmed at creation; modify arms it. */
 	srq->limit = 0;
 	err = sroce_queue_alloc(&srq->rq, init->attr.max_wr,
-				sroce_srq_stride(srq->max_sge));
+				sroce_srq_stride(srq->max_sge),
+				sroce_queue_gfp(udata));
 	if (err)
 		return err;
 	if (udata) {
@@ -191,7 +192,8 @@ int sroce_srq_qp_init(struct sroce_qp *qp, struct ib_qp_init_attr *init)
 	struct sroce_srq *srq = to_ssrq(init->srq);
 	int err;
 
-	err = sroce_queue_alloc(&qp->rq, 1, srq->rq.stride);
+	err = sroce_queue_alloc(&qp->rq, 1, srq->rq.stride,
+				sroce_queue_gfp(qp->user));
 	if (err)
 		return err;
 	qp->srq = srq;

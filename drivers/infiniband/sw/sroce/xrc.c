@@ -75,7 +75,8 @@ int sroce_xrc_qp_init(struct sroce_qp *qp, struct ib_qp_init_attr *init)
 
 	err = sroce_queue_alloc(&qp->rq, 1,
 				roundup_pow_of_two(SROCE_RECV_WQE_HDR_SIZE +
-						   sges * sizeof(struct sroce_sge)));
+						   sges * sizeof(struct sroce_sge)),
+				sroce_queue_gfp(qp->user));
 	if (err)
 		return err;
 	qp->xrcd = init->xrcd;
