@@ -276,8 +276,10 @@ static int run_memcg(const char *cg)
 	char pid[24];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (!tap(cg_write(cg, "cgroup.procs", pid) &&
-		 cg_read(cg, "memory.current") >= 0,
+	if (!cg_write(cg, "cgroup.procs", pid))
+		diag("%s/cgroup.procs: %s", cg, strerror(errno));
+	if (!tap(cg_read(cg, "memory.current") >= 0 &&
+		 cg_read(cg, "cgroup.procs") == getpid(),
 		 "joined memory cgroup %s", cg) ||
 	    ibv_query_device(ctx, &da))
 		return 1;
