@@ -187,7 +187,7 @@ enum cnt {
 	C_RX, C_BAD_HDR, C_ICRC, C_PKEY, C_TRANSPORT, C_UNKNOWN_QP, C_GSI,
 	C_DROPPED, C_DUP, C_OOS, C_STALE, C_BAD_RESP, C_ACKS, C_SEQ_NAKS,
 	C_RNR_NAKS, C_ERR_NAKS, C_DUP_READS, C_DUP_ATOMICS, C_BAD_ADDR,
-	C_MCAST_DROPPED, C_ECN_CE, C_CNPS, C_CNPS_SENT, NCNT
+	C_MCAST_DROPPED, C_ECN_CE, C_CNPS, C_CNPS_SENT, C_XRC_BAD_SRQ, NCNT
 };
 
 static const char *const cnt_names[NCNT] = {
@@ -214,6 +214,7 @@ static const char *const cnt_names[NCNT] = {
 	[C_ECN_CE] = "rx_ecn_ce",
 	[C_CNPS] = "cnps_received",
 	[C_CNPS_SENT] = "cnps_sent",
+	[C_XRC_BAD_SRQ] = "rx_xrc_bad_srq",
 };
 
 #define ANY	INT64_MIN	/* a counter the case does not judge */
@@ -2201,6 +2202,169 @@ static void case_write_imm_no_recv(struct cx *c)
 	want_rnr(c, c->epsn);
 }
 
+/*
+ * XRC (G14): an XRC target QP, two XRC SRQs of its domain, one receive
+ * each, at offsets 0 and 2048 of the receive buffer.
+ */
+struct xrc_tgt {
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq[2];
+	uint32_t srqn[2];
+	struct ibv_qp *qp;
+};
+
+static void xrc_tgt_free(struct xrc_tgt *x)
+{
+	int i;
+
+	if (x->qp)
+		ibv_destroy_qp(x->qp);
+	for (i = 0; i < 2; i++)
+		if (x->srq[i])
+			ibv_destroy_srq(x->srq[i]);
+	if (x->xrcd)
+		ibv_close_xrcd(x->xrcd);
+}
+
+/* One receive on SRQ @i, into its 1024 bytes of the receive buffer. */
+static int xrc_post(struct xrc_tgt *x, int i)
+{
+	struct region *r = &regs[R_RECV];
+	struct ibv_sge sge = {
+		.addr = mr_va(r, 2048 * i), .length = 1024,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = 0x5800 + (uint64_t)i, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	return ibv_post_srq_recv(x->srq[i], &wr, &bad);
+}
+
+static int xrc_srq_new(struct xrc_tgt *x, int i)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = v.pd, .xrcd = x->xrcd,
+		.cq = v.cq,
+	};
+
+	x->srq[i] = ibv_create_srq_ex(v.ctx, &sa);
+	if (!x->srq[i] || ibv_get_srq_num(x->srq[i], &x->srqn[i]))
+		return -1;
+	return xrc_post(x, i);
+}
+
+static int xrc_tgt_new(struct cx *c, struct xrc_tgt *x)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+
+	memset(x, 0, sizeof(*x));
+	x->xrcd = ibv_open_xrcd(v.ctx, &xa);
+	if (!x->xrcd || xrc_srq_new(x, 0) || xrc_srq_new(x, 1)) {
+		fail(c, "XRC domain or SRQs: %s", strerror(errno));
+		return -1;
+	}
+	qa.xrcd = x->xrcd;
+	x->qp = ibv_create_qp_ex(v.ctx, &qa);
+	if (!x->qp || qp_up(x->qp, ACCESS_ALL, IBV_QPS_RTR, c->epsn,
+			    RD_ATOMIC)) {
+		fail(c, "XRC target QP: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A SEND packet of PMTU case bytes to the target, naming SRQ @srqn. */
+static void xrc_send(struct cx *c, uint8_t op, uint32_t psn, uint32_t srqn,
+		     size_t data_off)
+{
+	struct sroce_pkt_hdr h = hdr(c, SROCE_TR_XRC | op, psn);
+
+	h.xrc_srqn = srqn;
+	h.ackreq = op == SROCE_OP_SEND_LAST;
+	inject(c, &h, c->data + data_off, PMTU);
+}
+
+/* The completions on the CQ: how many, and whether one is @wr_id's. */
+static int cq_take(uint64_t wr_id, bool *seen)
+{
+	struct ibv_wc wc[8];
+	int n, i, all = 0;
+
+	*seen = false;
+	while ((n = ibv_poll_cq(v.cq, 8, wc)) > 0) {
+		for (i = 0; i < n; i++)
+			*seen |= wc[i].wr_id == wr_id &&
+				 wc[i].status == IBV_WC_SUCCESS;
+		all += n;
+	}
+	return all;
+}
+
+/*
+ * Every packet of an XRC message names the SRQ of its first one.  A
+ * valid two-packet SEND to SRQ 1 is ACKed and completes there; then a
+ * SEND FIRST naming SRQ 0 and a SEND LAST naming SRQ 1 get a NAK
+ * (invalid request) at the LAST: nothing reaches SRQ 1's buffer.
+ */
+static void case_xrc_srq_switch(struct cx *c)
+{
+	uint8_t ack = SROCE_TR_XRC | SROCE_OP_ACK;
+	struct xrc_tgt x;
+	bool seen;
+	int n;
+
+	if (xrc_tgt_new(c, &x))
+		goto out;
+	c->qpn = x.qp->qp_num;
+	xrc_send(c, SROCE_OP_SEND_FIRST, c->epsn, x.srqn[1], 0);
+	xrc_send(c, SROCE_OP_SEND_LAST, c->epsn + 1, x.srqn[1], PMTU);
+	expect(c, C_RX, 2);
+	want_resp(c, ack, -1, c->epsn + 1);
+	expect(c, C_ACKS, 1);
+	lands(c, &regs[R_RECV], 2048, 0, 2 * PMTU);
+	settle(c);
+	n = cq_take(0x5801, &seen);
+	if (n != 1 || !seen)
+		fail(c, "valid XRC SEND: %d completion(s), SRQ 1's %s", n,
+		     seen ? "among them" : "missing");
+	/* Phase one judged; then fresh memory and a receive for SRQ 1. */
+	if (!regions_check(false))
+		c->failed = true;
+	regions_fill();
+	if (xrc_post(&x, 1)) {
+		fail(c, "post to SRQ 1 again");
+		goto out;
+	}
+	xrc_send(c, SROCE_OP_SEND_FIRST, c->epsn + 2, x.srqn[0], 0);
+	xrc_send(c, SROCE_OP_SEND_LAST, c->epsn + 3, x.srqn[1], PMTU);
+	expect(c, C_RX, 2);
+	want_resp(c, ack, sroce_aeth_nak(SROCE_NAK_INVALID_REQ), c->epsn + 3);
+	expect(c, C_ERR_NAKS, 1);
+	expect(c, C_XRC_BAD_SRQ, 1);
+	/* The FIRST's bytes went to SRQ 0's buffer, legally. */
+	lands(c, &regs[R_RECV], 0, 0, PMTU);
+	settle(c);
+	n = cq_take(0x5801, &seen);
+	if (seen)
+		fail(c, "SRQ 1's receive completed after the mixed message");
+	if (qp_state(x.qp) != IBV_QPS_ERR)
+		fail(c, "XRC target QP is %s, want ERROR",
+		     state_name(qp_state(x.qp)));
+out:
+	xrc_tgt_free(&x);
+}
+
 /* ------------------------------------------------------------------ */
 /* The cases: responses to a requester that asked for nothing           */
 /* ------------------------------------------------------------------ */
@@ -2975,6 +3139,8 @@ static const struct tcase cases[] = {
 	  .fn = case_read_valid },
 	{ .name = "atomic_valid", .desc = "valid FETCH_ADD and CMP_SWAP: right results and memory",
 	  .fn = case_atomic_valid },
+	{ .name = "xrc_srq_switch", .desc = "XRC SEND FIRST to SRQ 0, LAST to SRQ 1: NAK invalid request (valid one first)",
+	  .fn = case_xrc_srq_switch },
 	{ .name = "src_mismatch", .desc = "WRITE from an address that is not the QP's peer: dropped",
 	  .fn = case_src_mismatch },
 };

@@ -138,11 +138,18 @@ int sroce_xrc_resp_bind(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 	 * duplicate may be of an older message, and starts nothing.
 	 */
 	if (!dup && resp->msg != SROCE_OPK_NONE &&
-	    h->xrc_srqn != resp->xrc_srqn)
+	    h->xrc_srqn != resp->xrc_srqn) {
+		net_info_ratelimited("sroce: XRC TGT QP %u: packet for SRQ %u in a message to SRQ %u\n",
+				     qp->ibqp.qp_num, h->xrc_srqn,
+				     resp->xrc_srqn);
 		goto err;
+	}
 	srq = sroce_xrc_srq_get(qp, h->xrc_srqn);
-	if (!srq)
+	if (!srq) {
+		net_info_ratelimited("sroce: XRC TGT QP %u: request for SRQ %u, not one of its domain\n",
+				     qp->ibqp.qp_num, h->xrc_srqn);
 		goto err;
+	}
 	if (!dup)
 		resp->xrc_srqn = h->xrc_srqn;
 	sroce_xrc_use(qp, srq);
@@ -150,8 +157,6 @@ int sroce_xrc_resp_bind(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 
 err:
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_XRC_BAD_SRQ);
-	net_info_ratelimited("sroce: XRC TGT QP %u: request for SRQ %u, not one of its domain\n",
-			     qp->ibqp.qp_num, h->xrc_srqn);
 	return -EINVAL;
 }
 
