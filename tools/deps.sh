@@ -12,13 +12,14 @@ PACKAGES="
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils nvme-cli
 	libibverbs-dev librdmacm-dev python3-pyverbs
-	iproute2 iperf3 tshark
+	iproute2 iperf3 tshark nftables
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
 	man-db groff-base
 	iputils-ping xz-utils binutils python3
 	bc flex bison libelf-dev libssl-dev rsync
 "
 # nvme-cli: NVMe over Fabrics over sroce (selftests/vm/42-nvmeof.sh);
+# nftables: the rule against local injection (security.rst G1, 54-access);
 # clang and its runtime: the libFuzzer targets of the protocol core;
 # linux-source-6.1: checkpatch.pl for the style gate; man-db and groff-base
 # render sroce(7) (selftests/host/41-man.sh).

@@ -97,6 +97,49 @@ seq_hidden() {
 		! grep -qE "drv_(psn_[a-z]*|msn) " <<<"$who"
 }
 
+# G1: any local socket may send to port 4791; security.rst's nftables
+# rule stops an unprivileged one, and sroce's own (kernel) socket passes.
+# An 8-byte datagram from nobody in ns1 to fab2 is a header too short:
+# fab2's rx_bad_hdr counts it when it arrives.
+bad_hdr() { cat /sys/class/infiniband/fab2/ports/1/hw_counters/rx_bad_hdr; }
+_bad_hdr_above() { [ "$(bad_hdr)" -gt "$1" ]; }
+udp_from_nobody() {
+	ip netns exec ns1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(bytes(8), ("192.168.77.2", 4791))'
+}
+
+G1_RULE='table inet sroce_g1 {
+	chain out {
+		type filter hook output priority 0;
+		udp dport 4791 meta skuid != 0 drop;
+	}
+}'
+
+local_injection() {
+	local b rc=0
+	b=$(bad_hdr)
+	udp_from_nobody
+	if ! wait_for 5 _bad_hdr_above "$b"; then
+		echo "without the rule nobody's datagram did not arrive"
+		return 1
+	fi
+	ip netns exec ns1 nft -f - <<<"$G1_RULE" || return 1
+	b=$(bad_hdr)
+	# The output hook's drop: sendto() fails with EPERM.
+	udp_from_nobody 2>/dev/null || true
+	sleep 2
+	if [ "$(bad_hdr)" != "$b" ]; then
+		echo "with the rule nobody's datagram arrived"
+		rc=1
+	fi
+	# sroce's packets leave ns1 through the same hook.
+	pingpong_nobody || rc=1
+	ip netns exec ns1 nft delete table inet sroce_g1
+	return "$rc"
+}
+
 # A memory cgroup of our own (cgroup v2; the VM's init mounts none).
 CG=/sys/fs/cgroup
 memcg_setup() {
@@ -126,7 +169,7 @@ pingpong_nobody() {
 		192.168.77.1
 }
 
-tap_plan 38
+tap_plan 39
 topo_sroce_pair
 
 tap_check "access_verify fab1 -> fab2, IPv4" "$ACV" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
@@ -142,6 +185,8 @@ tap_check "as nobody: ring_verify" \
 tap_check "as nobody: ibv_rc_pingpong --chk fab1<->fab2" pingpong_nobody
 tap_check "as nobody: rdma link add is refused" link_add_refused
 tap_check "as nobody: rdma resource -dd without live PSNs" seq_hidden
+tap_check "as nobody: a UDP datagram to 4791 arrives; the nftables rule of security.rst stops it, and sroce traffic passes it (G1)" \
+	local_injection
 tap_check "no sroce module parameter or device file is world-writable" \
 	nothing_world_writable
 tap_require "a memory cgroup" memcg_setup
