@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Responder PSN classification, exhaustively around the wrap. */
+/*
+ * Responder PSN classification, exhaustively around the wrap; whether a
+ * SEND's next packet fits its WQE and the 2^31-byte limit (G17).
+ */
 #include "tap.h"
 #include "resp.h"
 
@@ -62,10 +65,39 @@ static void test_exhaustive(void)
 	}
 }
 
+/*
+ * A SEND's bytes so far and its next packet's against its WQE and the
+ * message limit.  With a WQE of 8 GiB only the limit counts, and an
+ * offset near 4 GiB must not wrap back into the WQE.
+ */
+static void test_send_overruns(void)
+{
+	const uint64_t big = 8ULL << 30;
+
+	ok(!sroce_resp_send_overruns(0, 256, 1024), "256 of 1024: fits");
+	ok(!sroce_resp_send_overruns(768, 256, 1024),
+	   "the last 256 bytes of 1024: fits exactly");
+	ok(sroce_resp_send_overruns(769, 256, 1024),
+	   "one byte past the WQE: overruns");
+	ok(sroce_resp_send_overruns(0, 1, 0), "any byte into an empty WQE");
+	ok(!sroce_resp_send_overruns(0, 0, 0), "nothing into an empty WQE");
+	ok(!sroce_resp_send_overruns(SROCE_MSG_MAX - 4096, 4096, big),
+	   "up to 2^31 bytes in an 8 GiB WQE: fits");
+	ok(sroce_resp_send_overruns(SROCE_MSG_MAX - 4096, 4097, big),
+	   "one byte beyond 2^31 in an 8 GiB WQE: overruns");
+	ok(sroce_resp_send_overruns(SROCE_MSG_MAX, 1, big),
+	   "at 2^31 already: overruns");
+	ok(sroce_resp_send_overruns(0xffffff00u, 0x200, big),
+	   "offset 4 GiB - 256 plus 512 (wraps to 256 in 32 bits): overruns");
+	ok(sroce_resp_send_overruns(0xffffffffu, 0xffffffffu, UINT64_MAX),
+	   "largest offset and length, unbounded WQE: overruns");
+}
+
 int main(void)
 {
 	tap_start();
 	test_points();
 	test_exhaustive();
+	test_send_overruns();
 	return tap_done();
 }

@@ -14,6 +14,7 @@
 #include "proto/icrc.h"
 #include "proto/req.h"
 #include "proto/sack.h"
+#include "proto/resp.h"
 #include "counters.h"
 
 #include <linux/timekeeping.h>
@@ -60,9 +61,6 @@
 #define SROCE_TX_INFLIGHT_MAX	256
 /* RTOs in a row a QP may wait out while its packets are still queued. */
 #define SROCE_RTO_DEFER_MAX	8
-/* Largest message: 2^31 bytes. */
-#define SROCE_MSG_MAX		(1U << 31)
-
 /* A send WQE copied out of the SQ and validated (req.c). */
 struct sroce_swqe {
 	u64 wr_id;
@@ -283,17 +281,11 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb,
 bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away);
 bool sroce_resp_flush(struct sroce_qp *qp, int budget);
 
-/*
- * A SEND's next @len bytes would overrun its receive WQE, or make the
- * message longer than a message may be (2^31 bytes): offset is 32 bits
- * and would wrap at 4 GiB, inside a WQE whose SGEs hold more.
- */
+/* A SEND's next @len bytes do not fit (proto/resp.c). */
 static inline bool sroce_resp_send_too_long(const struct sroce_resp *resp,
 					    u32 len)
 {
-	u64 end = (u64)resp->offset + len;
-
-	return end > resp->rwqe_len || end > SROCE_MSG_MAX;
+	return sroce_resp_send_overruns(resp->offset, len, resp->rwqe_len);
 }
 
 #endif /* _SROCE_RC_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Responder PSN classification.  Kept out of line and pure so it can be
- * tested exhaustively around the 24-bit wrap.
+ * Responder decisions kept out of line and pure, so that they can be
+ * tested exhaustively: PSN classification around the 24-bit wrap, and
+ * whether a SEND's next packet still fits.
  */
 #include "resp.h"
 #include "psn.h"
@@ -20,4 +21,19 @@ enum sroce_resp_psn_class sroce_resp_classify_psn(uint32_t epsn,
 	if (d == 0)
 		return SROCE_RESP_PSN_NEW;
 	return d < 0 ? SROCE_RESP_PSN_DUPLICATE : SROCE_RESP_PSN_OUT_OF_SEQ;
+}
+
+/*
+ * A SEND whose next @len bytes, after the @offset it has placed, would
+ * overrun its receive WQE (@wqe_len bytes in its SGEs) or make the
+ * message longer than 2^31 bytes.  The sum is 64-bit: the responder's
+ * offset is 32-bit and a 32-bit sum would wrap at 4 GiB, back inside a
+ * WQE whose SGEs hold more (G17 in Documentation/security.rst).
+ */
+bool sroce_resp_send_overruns(uint32_t offset, uint32_t len,
+			      uint64_t wqe_len)
+{
+	uint64_t end = (uint64_t)offset + len;
+
+	return end > wqe_len || end > SROCE_MSG_MAX;
 }

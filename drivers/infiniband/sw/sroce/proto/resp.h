@@ -27,4 +27,10 @@ enum sroce_resp_psn_class {
 enum sroce_resp_psn_class sroce_resp_classify_psn(uint32_t epsn,
 						  uint32_t psn);
 
+/* The longest message, DMA length or bytes sent (IBTA: 2^31 bytes). */
+#define SROCE_MSG_MAX		(1U << 31)
+
+bool sroce_resp_send_overruns(uint32_t offset, uint32_t len,
+			      uint64_t wqe_len);
+
 #endif /* _SROCE_PROTO_RESP_H */
