@@ -2,7 +2,7 @@
 /*
  * mw_verify - memory windows over RC, with every byte checked.
  *
- *   mw_verify -d DEV1 -D DEV2 [-g GIDIDX] [-G GIDIDX2] [-S SEED] [-v]
+ *   mw_verify -d DEV1 -D DEV2 [-g GIDIDX] [-G GIDIDX2] [-R] [-S SEED] [-v]
  *
  * Side A (DEV1) reaches side B's memory (DEV2) only through windows.  B's
  * MR allows local write and binding, and no remote access of its own; A
@@ -28,7 +28,10 @@
  *     another PD; invalidating a type 1 window too;
  *   - ibv_dereg_mr() of an MR with a bound window fails with EBUSY, and
  *     works once the window is gone;
- *   - B's counters mw_access_refused and mw_op_errors moved.
+ *   - B's counters mw_access_refused and mw_op_errors moved;
+ *   - with -R (security review G4): a type 2 window bound to b0 refuses
+ *     a QP of another PD that got b0's number once b0 was destroyed (as
+ *     many QP creations as B has QP numbers: 65536 on sroce).
  *
  * B's whole buffer, including a guard page on each side of the MR, has a
  * shadow copy; after every operation it is compared in full, so a write
@@ -39,6 +42,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -64,6 +68,7 @@ static struct {
 	int gidx[2];
 	uint64_t seed;
 	bool verbose;
+	bool reuse;
 } opt = { .gidx = { 0, 0 } };
 
 
@@ -183,14 +188,21 @@ static struct ibv_context *dev_open(const char *name)
 	return ctx;
 }
 
-static int side_setup(struct side *s, const char *dev, int gidx)
+/* An RC QP of @s's on its CQs, in @pd. */
+static struct ibv_qp *qp_create(struct side *s, struct ibv_pd *pd)
 {
 	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = IBV_QPT_RC, .send_cq = s->scq, .recv_cq = s->rcq,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1,
 			 .max_inline_data = 64 },
 	};
+
+	return ibv_create_qp(pd, &init);
+}
+
+static int side_setup(struct side *s, const char *dev, int gidx)
+{
 	int i;
 
 	s->ctx = dev_open(dev);
@@ -204,10 +216,8 @@ static int side_setup(struct side *s, const char *dev, int gidx)
 	s->rcq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
 	if (!s->pd || !s->scq || !s->rcq)
 		return errno ?: ENOMEM;
-	init.send_cq = s->scq;
-	init.recv_cq = s->rcq;
 	for (i = 0; i < NQP; i++) {
-		s->qp[i] = ibv_create_qp(s->pd, &init);
+		s->qp[i] = qp_create(s, s->pd);
 		if (!s->qp[i])
 			return errno ?: ENOMEM;
 	}
@@ -761,6 +771,109 @@ static void check_bind_errors(void)
 	ibv_dealloc_mw(mw);
 }
 
+/*
+ * G4: a type 2 window outlives the QP it is bound to, and the window
+ * knows that QP by address and number.  sroce hands QP numbers 0x10 to
+ * 0x1000f out in turn (sroce.h, SROCE_MAX_QP), so QPs of another PD are
+ * made and destroyed until the next number is b0's.  Then b0 goes, and
+ * the next QP gets its number and its memory: the slab gives the object
+ * freed last on this CPU back first, if it lies in the CPU's current
+ * slab page, hence a b0 made anew here on this CPU, just before.  That
+ * QP must not reach B's memory through the window.
+ */
+#define QPN_FIRST	0x10
+#define QPN_COUNT	0x10000
+
+/* The number handed out last before @qpn, skipping b1's (held). */
+static uint32_t qpn_before(uint32_t qpn)
+{
+	do
+		qpn = qpn == QPN_FIRST ? QPN_FIRST + QPN_COUNT - 1 : qpn - 1;
+	while (qpn == B.qp[1]->qp_num);
+	return qpn;
+}
+
+/*
+ * Make and destroy QPs in @pd until one gets @qpn: that one is kept and
+ * returned.
+ */
+static struct ibv_qp *qp_advance_to(struct ibv_pd *pd, uint32_t qpn,
+				    int *made)
+{
+	struct ibv_qp *qp;
+
+	for (*made = 1; *made <= QPN_COUNT + 64; ++*made) {
+		qp = qp_create(&B, pd);
+		if (!qp || qp->qp_num == qpn || ibv_destroy_qp(qp))
+			return qp && qp->qp_num == qpn ? qp : NULL;
+	}
+	return NULL;
+}
+
+static void stay_on_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		diag("sched_setaffinity: %s", strerror(errno));
+}
+
+static void check_type2_reuse(void)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(B.pd, IBV_MW_TYPE_2);
+	struct ibv_pd *pd2 = ibv_alloc_pd(B.ctx);
+	uint64_t va = mr_va(3 * PAGE);
+	struct ibv_qp *qp = NULL, *last;
+	uint32_t key, qpn = 0;
+	bool ok;
+	int made = 0;
+
+	if (!mw || !pd2) {
+		tap(false, "QP number reuse: cannot allocate: %s",
+		    strerror(errno));
+		return;
+	}
+	stay_on_this_cpu();
+	ibv_destroy_qp(B.qp[0]);
+	B.qp[0] = qp_create(&B, B.pd);
+	key = mw->rkey;
+	ok = B.qp[0] && pair_connect(0) &&
+	     bind2(mw, &key, B.mr, va, PAGE, IBV_ACCESS_REMOTE_WRITE,
+		   IBV_WC_SUCCESS, "bind to b0") &&
+	     write_ok(0, key, va, 8, "through b0");
+	if (ok)
+		qpn = B.qp[0]->qp_num;
+	/*
+	 * Creating a QP takes two objects of its slab size from the CPU's
+	 * free list, the QP the second: b0 is freed before the QP made
+	 * last, so that it comes second.
+	 */
+	last = ok ? qp_advance_to(pd2, qpn_before(qpn), &made) : NULL;
+	if (last && !ibv_destroy_qp(B.qp[0])) {
+		B.qp[0] = NULL;
+		ibv_destroy_qp(last);
+		qp = qp_create(&B, pd2);
+	}
+	ok = ok && qp && qp->qp_num == qpn;
+	if (ok) {
+		B.qp[0] = qp;
+		ok = pair_connect(0) &&
+		     write_refused(0, key, va, 8, "through b0's successor");
+	}
+	if (qp)
+		ibv_destroy_qp(qp);
+	tap(ok, "type 2 window of dead b0 (QPN %#x): a QP of another PD that got its number after %d creations is refused",
+	    qpn, made + 1);
+	B.qp[0] = qp_create(&B, B.pd);
+	if (!B.qp[0] || !pair_connect(0))
+		diag("b0 cannot be made again: %s", strerror(errno));
+	ibv_dealloc_mw(mw);
+	ibv_dealloc_pd(pd2);
+}
+
 static int setup(void)
 {
 	int ret;
@@ -785,7 +898,7 @@ static int setup(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mw_verify -d DEV1 -D DEV2 [-g GIDIDX] [-G GIDIDX2] [-S SEED] [-v]\n");
+	fprintf(stderr, "usage: mw_verify -d DEV1 -D DEV2 [-g GIDIDX] [-G GIDIDX2] [-R] [-S SEED] [-v]\n");
 	exit(2);
 }
 
@@ -794,7 +907,7 @@ int main(int argc, char **argv)
 	long refused, errors;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:S:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:RS:v")) != -1) {
 		switch (c) {
 		case 'd': opt.dev[0] = optarg; break;
 		case 'D': opt.dev[1] = optarg; break;
@@ -802,6 +915,7 @@ int main(int argc, char **argv)
 		case 'G': opt.gidx[1] = atoi(optarg); break;
 		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'v': opt.verbose = true; break;
+		case 'R': opt.reuse = true; break;
 		default: usage();
 		}
 	}
@@ -826,6 +940,8 @@ int main(int argc, char **argv)
 	check_type2();
 	check_bind_order();
 	check_bind_errors();
+	if (opt.reuse)
+		check_type2_reuse();
 	ret = ibv_dereg_mr(B.mr);
 	tap(!ret, "ibv_dereg_mr once its windows are gone (%s)", strerror(ret));
 	if (!ret)
