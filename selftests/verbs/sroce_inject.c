@@ -2667,6 +2667,113 @@ static void case_read_dup_revoked(struct cx *c)
 }
 
 /*
+ * G8: requests that arrive while a READ is being answered wait in the
+ * responder's queue, which holds SROCE_RXQ_MAX (8192) skbs: the rest are
+ * dropped and counted, so a flood costs bounded memory.  A 32 MiB READ
+ * (131072 responses at our PMTU, one queued at a time with tx_queue_max
+ * at 1) and QB_WRITES WRITEs behind it.  The responder then answers the
+ * ones it held, and a sequence NAK names the first it dropped: that PSN
+ * says how many were held.  A WRITE at that PSN is ACKed: the QP goes on.
+ */
+#define QB_READ		(32u << 20)
+#define QB_WRITES	9000
+#define QB_HOLD		8192
+#define TXQ_PARAM	"/sys/module/sroce/parameters/tx_queue_max"
+
+static long param_swap(const char *path, long val)
+{
+	char buf[32] = "";
+	long old = -1;
+	FILE *f = fopen(path, "r+");
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		old = strtol(buf, NULL, 10);
+	rewind(f);
+	fprintf(f, "%ld\n", val);
+	if (fclose(f))
+		old = -1;
+	return old;
+}
+
+/* Drain the answers until @quiet_ms without one: READ responses, a NAK. */
+static long qb_drain(int quiet_ms, int32_t *nak_psn)
+{
+	struct resp r;
+	long reads = 0;
+
+	while (sink_wait(quiet_ms))
+		while (sink_recv(&r)) {
+			if (r.perr)
+				continue;
+			if (r.h.opcode != OP(ACK))
+				reads++;
+			else if (*nak_psn < 0 && r.h.syndrome ==
+				 sroce_aeth_nak(SROCE_NAK_PSN_SEQ_ERR))
+				*nak_psn = (int32_t)r.h.psn;
+		}
+	return reads;
+}
+
+static void case_queue_bound(struct cx *c)
+{
+	uint32_t first = (c->epsn + QB_READ / PMTU) & SROCE_PSN_MASK, held;
+	uint8_t *big = aligned_alloc(PAGE, QB_READ);
+	struct ibv_mr *mr = big ? ibv_reg_mr(v.pd, big, QB_READ,
+					     IBV_ACCESS_REMOTE_READ) : NULL;
+	int64_t dropped = cnt_read(C_DROPPED);
+	int32_t nak_psn = -1;
+	long old, reads;
+	int i;
+
+	old = mr ? param_swap(TXQ_PARAM, 1) : -1;
+	if (old < 0) {
+		fail(c, "32 MiB MR or %s: %s", TXQ_PARAM, strerror(errno));
+		goto out;
+	}
+	inject_read(c, c->epsn, mr->rkey, (uintptr_t)big, QB_READ);
+	for (i = 0; i < QB_WRITES; i++)
+		write_only(c, first + i, TGT->mr->rkey, mr_va(TGT, 0), 0);
+	reads = qb_drain(1000, &nak_psn);
+	param_swap(TXQ_PARAM, old);
+	dropped = cnt_read(C_DROPPED) - dropped;
+	if (nak_psn < 0) {
+		write_only(c, first + QB_WRITES, TGT->mr->rkey, mr_va(TGT, 0),
+			   0);
+		qb_drain(QUIET_MS, &nak_psn);
+	}
+	diag("%ld READ responses seen; %" PRId64 " dropped", reads, dropped);
+	held = nak_psn < 0 ? QB_WRITES : sroce_psn_sub((uint32_t)nak_psn,
+							first);
+	if (nak_psn < 0)
+		fail(c, "no sequence NAK after the flood: every WRITE was held");
+	else if (held > QB_HOLD)
+		fail(c, "NAK at PSN %#x: the responder held %u WRITEs, at most %d allowed",
+		     nak_psn, held, QB_HOLD);
+	else
+		diag("NAK at PSN %#x: %u of %d WRITEs held", nak_psn, held,
+		     QB_WRITES);
+	if (dropped < QB_WRITES - QB_HOLD)
+		fail(c, "rx_dropped moved by %" PRId64 ", want at least %d",
+		     dropped, QB_WRITES - QB_HOLD);
+	if (nak_psn >= 0) {
+		write_only(c, (uint32_t)nak_psn, TGT->mr->rkey,
+			   mr_va(TGT, 100), 8);
+		lands(c, TGT, 100, 0, 8);
+		want_ack(c, (uint32_t)nak_psn);
+	}
+	for (i = 0; i < NCNT; i++)
+		if (i != C_BAD_HDR && i != C_ICRC && i != C_BAD_ADDR &&
+		    i != C_ERR_NAKS)
+			expect(c, (enum cnt)i, ANY);
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(big);
+}
+
+/*
  * Requester side: our QP sends a request to the fake peer (seen on the
  * wire), and the peer's answers are the hostile ones.
  */
@@ -3118,6 +3225,8 @@ static const struct tcase cases[] = {
 	  .fn = case_read_resp_forged },
 	{ .name = "ack_unsent_psn", .desc = "our WRITE ACKed at a PSN never sent: stale, no completion; then properly",
 	  .fn = case_ack_unsent_psn },
+	{ .name = "queue_bound", .desc = "9000 WRITEs behind a 32 MiB READ: at most 8192 held, the rest in rx_dropped; a NAK names the first dropped, a WRITE there is ACKed",
+	  .fn = case_queue_bound },
 	{ .name = "nak_storm", .desc = "our WRITE NAKed 50 times at its PSN: sent again once, QP stays RTS; then ACKed",
 	  .fn = case_nak_storm },
 	{ .name = "sack_hostile", .desc = "selective repeat agreed, then 12 SACKs that break its rules: rx_bad_responses (one rx_bad_hdr), nothing resent; then ACKed",
