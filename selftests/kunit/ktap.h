@@ -39,6 +39,7 @@ int sroce_kunit_sack(void);
 int sroce_kunit_cc(void);
 int sroce_kunit_dcqcn(void);
 int sroce_kunit_wire(void);
+int sroce_kunit_runner(void);
 
 static int tap_count;
 static int tap_failed;

@@ -31,6 +31,7 @@ SROCE_KUNIT_CASE(icrc)
 SROCE_KUNIT_CASE(psn)
 SROCE_KUNIT_CASE(req)
 SROCE_KUNIT_CASE(resp)
+SROCE_KUNIT_CASE(runner)
 SROCE_KUNIT_CASE(sack)
 SROCE_KUNIT_CASE(wire)
 
@@ -42,6 +43,7 @@ static struct kunit_case sroce_kunit_cases[] = {
 	KUNIT_CASE(psn),
 	KUNIT_CASE(req),
 	KUNIT_CASE(resp),
+	KUNIT_CASE(runner),
 	KUNIT_CASE(sack),
 	KUNIT_CASE(wire),
 	{}

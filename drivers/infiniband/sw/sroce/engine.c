@@ -46,6 +46,7 @@
 #include "sroce.h"
 #include "rc.h"
 #include "trace.h"
+#include "proto/runner.h"
 
 static struct workqueue_struct *sroce_wq;
 static atomic_t sroce_engine_next_cpu = ATOMIC_INIT(0);
@@ -230,9 +231,6 @@ static bool sroce_engine_quiet(struct sroce_qp *qp)
 
 enum sroce_pass { SROCE_PASS_DONE, SROCE_PASS_MORE, SROCE_PASS_HOME };
 
-/* Runs one sroce_engine_try() makes for other CPUs' input (G18). */
-#define SROCE_ENGINE_ROUNDS	4
-
 /* One engine run, RUNNING held, BHs off. */
 static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
 {
@@ -270,8 +268,9 @@ static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
 static void sroce_engine_try(struct sroce_qp *qp, bool at_home)
 {
 	unsigned long *flags = &qp->req.flags;
-	enum sroce_pass pass;
-	int rounds = 0;
+	enum sroce_runner_next next;
+	unsigned int passes = 0;
+	bool more;
 
 	set_bit(SROCE_ENG_AGAIN, flags);
 	/* AGAIN visible before we test RUNNING; pairs with the one below. */
@@ -283,22 +282,19 @@ static void sroce_engine_try(struct sroce_qp *qp, bool at_home)
 		 * STOPPED is read: quiesce sets STOPPED, then waits for us.
 		 */
 		smp_mb__after_atomic();
-		pass = sroce_engine_pass(qp, at_home);
+		more = sroce_engine_pass(qp, at_home) != SROCE_PASS_DONE;
 		clear_bit_unlock(SROCE_ENG_RUNNING, flags);
-		if (pass != SROCE_PASS_DONE) {
-			sroce_engine_kick(qp);
-			return;
-		}
 		/* RUNNING cleared before AGAIN is read: pairs with the first. */
 		smp_mb__after_atomic();
-		if (!test_bit(SROCE_ENG_AGAIN, flags))
-			return;
 		/*
-		 * Other CPUs can set AGAIN as fast as we run: a softirq that
-		 * went round for them without end would be a soft lockup.
-		 * The work takes over; AGAIN stays set for it.
+		 * Other CPUs can set AGAIN as fast as we run: the pass limit
+		 * (G18) hands the QP to its work, AGAIN still set for it.
 		 */
-		if (++rounds >= SROCE_ENGINE_ROUNDS) {
+		next = sroce_runner_next(&passes, more,
+					 test_bit(SROCE_ENG_AGAIN, flags));
+		if (next == SROCE_RUNNER_STOP)
+			return;
+		if (next == SROCE_RUNNER_HANDOFF) {
 			sroce_engine_kick(qp);
 			return;
 		}
