@@ -649,6 +649,29 @@ _qps_now() {
 	in_ns "$1" rdma resource show qp -dd 2>&1 | grep -v "type GSI\|type SMI" | head -n 40
 }
 
+# tool_pair SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: TOOL's server
+# in SNS, its client in CNS, through run_pair, each pair on its own TCP
+# port from PAIR_PORT up: an ibv_*_pingpong (GID index -g) or a perftest
+# tool (-x, -F).  Under the debug kernel perftest moves 200 iterations, not
+# its default 1000 or 5000: the same paths, at a few MB/s (31-perftest).
+PAIR_PORT=${PAIR_PORT:-18800}
+tool_pair() {
+	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
+	local gflag=-g
+	shift 8
+	case $tool in
+	ib_*)
+		gflag=-x
+		set -- -F "$@"
+		! debug_kernel || set -- -n 200 "$@"
+		;;
+	esac
+	PAIR_PORT=$((PAIR_PORT + 1))
+	run_pair "$sns" "$cns" "$PAIR_PORT" -- \
+		"$tool" -d "$sdev" "$gflag" "$sgid" -p "$PAIR_PORT" "$@" -- \
+		"$tool" -d "$cdev" "$gflag" "$cgid" -p "$PAIR_PORT" "$@" "$peer"
+}
+
 # perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: a perftest pair
 # through run_pair, the server in SNS, the client in CNS, each on its own
 # TCP port from PERF_PORT up; prints both outputs.

@@ -8,17 +8,7 @@ set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 UDV=$SROCE_TREE/selftests/verbs/ud_verify
-PORT=18800
-pair() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	local gflag=-g
-	shift 8
-	case $tool in ib_*) gflag="-x"; set -- -F "$@" ;; esac
-	PORT=$((PORT + 1))
-	run_pair "$sns" "$cns" "$PORT" -- \
-		"$tool" -d "$sdev" "$gflag" "$sgid" -p "$PORT" "$@" -- \
-		"$tool" -d "$cdev" "$gflag" "$cgid" -p "$PORT" "$@" "$peer"
-}
+PAIR_PORT=18800
 
 tap_plan 18
 topo_sroce_pair
@@ -28,15 +18,15 @@ LO="ns1 fab1 $G4A ns1 fab1 $G4A 127.0.0.1"
 
 # shellcheck disable=SC2086 # the pair arguments are words
 {
-tap_check "ud_pingpong IPv4 GIDs, 1024 B (the MTU)" pair $A4 ibv_ud_pingpong -s 1024 -n 100 --chk
-tap_check "ud_pingpong IPv4 GIDs, 64 B" pair $A4 ibv_ud_pingpong -s 64 -n 100 --chk
-tap_check "ud_pingpong IPv6 GIDs, 512 B" pair $A6 ibv_ud_pingpong -s 512 -n 100 --chk
-tap_check "ud_pingpong loopback on fab1" pair $LO ibv_ud_pingpong -s 1000 -n 100 --chk
-tap_check "ib_send_bw -c UD, IPv4 GIDs" pair $A4 ib_send_bw -c UD
-tap_check "ib_send_bw -c UD, IPv6 GIDs" pair $A6 ib_send_bw -c UD
-tap_check "ib_send_bw -c UD, loopback" pair $LO ib_send_bw -c UD
-tap_check "ib_send_lat -c UD, IPv4 GIDs" pair $A4 ib_send_lat -c UD
-tap_check "ib_send_lat -c UD, loopback" pair $LO ib_send_lat -c UD
+tap_check "ud_pingpong IPv4 GIDs, 1024 B (the MTU)" tool_pair $A4 ibv_ud_pingpong -s 1024 -n 100 --chk
+tap_check "ud_pingpong IPv4 GIDs, 64 B" tool_pair $A4 ibv_ud_pingpong -s 64 -n 100 --chk
+tap_check "ud_pingpong IPv6 GIDs, 512 B" tool_pair $A6 ibv_ud_pingpong -s 512 -n 100 --chk
+tap_check "ud_pingpong loopback on fab1" tool_pair $LO ibv_ud_pingpong -s 1000 -n 100 --chk
+tap_check "ib_send_bw -c UD, IPv4 GIDs" tool_pair $A4 ib_send_bw -c UD
+tap_check "ib_send_bw -c UD, IPv6 GIDs" tool_pair $A6 ib_send_bw -c UD
+tap_check "ib_send_bw -c UD, loopback" tool_pair $LO ib_send_bw -c UD
+tap_check "ib_send_lat -c UD, IPv4 GIDs" tool_pair $A4 ib_send_lat -c UD
+tap_check "ib_send_lat -c UD, loopback" tool_pair $LO ib_send_lat -c UD
 }
 tap_check "ud_verify fab1 -> fab2 (IPv4)" "$UDV" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "ud_verify fab1 -> fab2 (IPv6)" "$UDV" -d fab1 -D fab2 -g "$G6A" -G "$G6B"

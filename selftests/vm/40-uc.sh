@@ -9,18 +9,9 @@ set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 UCV=$SROCE_TREE/selftests/verbs/uc_verify
-PORT=18950
-pair() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	local gflag=-g
-	shift 8
-	case $tool in ib_*) gflag="-x"; set -- -F "$@" ;; esac
-	PORT=$((PORT + 1))
-	run_pair "$sns" "$cns" "$PORT" -- \
-		"$tool" -d "$sdev" "$gflag" "$sgid" -p "$PORT" "$@" -- \
-		"$tool" -d "$cdev" "$gflag" "$cgid" -p "$PORT" "$@" "$peer"
-}
+PAIR_PORT=18950
 
+# shellcheck disable=SC2317 # called through tap_check
 lossy() {
 	modprobe sch_netem
 	ip netns exec ns1 tc qdisc add dev v1 root netem loss 10%
@@ -38,15 +29,15 @@ LO="ns1 fab1 $G4A ns1 fab1 $G4A 127.0.0.1"
 
 # shellcheck disable=SC2086 # the pair arguments are words
 {
-tap_check "uc_pingpong IPv4 GIDs, 4 KiB" pair $A4 ibv_uc_pingpong -s 4096 -n 100 --chk
-tap_check "uc_pingpong IPv6 GIDs, 64 B" pair $A6 ibv_uc_pingpong -s 64 -n 100 --chk
-tap_check "uc_pingpong loopback, 16 KiB" pair $LO ibv_uc_pingpong -s 16384 -n 50 --chk
-tap_check "ib_send_bw -c UC, IPv4 GIDs" pair $A4 ib_send_bw -c UC
-tap_check "ib_write_bw -c UC, IPv4 GIDs" pair $A4 ib_write_bw -c UC
-tap_check "ib_write_bw -c UC, IPv6 GIDs" pair $A6 ib_write_bw -c UC
-tap_check "ib_send_bw -c UC, loopback" pair $LO ib_send_bw -c UC
-tap_check "ib_send_lat -c UC, IPv4 GIDs" pair $A4 ib_send_lat -c UC
-tap_check "ib_write_lat -c UC, IPv4 GIDs" pair $A4 ib_write_lat -c UC
+tap_check "uc_pingpong IPv4 GIDs, 4 KiB" tool_pair $A4 ibv_uc_pingpong -s 4096 -n 100 --chk
+tap_check "uc_pingpong IPv6 GIDs, 64 B" tool_pair $A6 ibv_uc_pingpong -s 64 -n 100 --chk
+tap_check "uc_pingpong loopback, 16 KiB" tool_pair $LO ibv_uc_pingpong -s 16384 -n 50 --chk
+tap_check "ib_send_bw -c UC, IPv4 GIDs" tool_pair $A4 ib_send_bw -c UC
+tap_check "ib_write_bw -c UC, IPv4 GIDs" tool_pair $A4 ib_write_bw -c UC
+tap_check "ib_write_bw -c UC, IPv6 GIDs" tool_pair $A6 ib_write_bw -c UC
+tap_check "ib_send_bw -c UC, loopback" tool_pair $LO ib_send_bw -c UC
+tap_check "ib_send_lat -c UC, IPv4 GIDs" tool_pair $A4 ib_send_lat -c UC
+tap_check "ib_write_lat -c UC, IPv4 GIDs" tool_pair $A4 ib_write_lat -c UC
 }
 tap_check "uc_verify fab1 -> fab2 (IPv4, MTU 1024)" "$UCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "uc_verify fab1 -> fab2 (IPv6, MTU 256)" "$UCV" -d fab1 -D fab2 -g "$G6A" -G "$G6B" -m 256
