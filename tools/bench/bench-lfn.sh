@@ -12,6 +12,15 @@
 # LFN_LOSS ("0 0.1 1"), LFN_DELAY_MS (50, each way), LFN_CC (sroce's
 # congestion control, wan; selective repeat is on), passed on by
 # make bench-lfn (SROCE_GUEST_ENV).
+#
+# During every bulk run VM A pings VM B across the same netem (the
+# latency a game or a remote desktop would see behind that flow). On the
+# clean path two fairness runs follow, each LFN_FAIR_SECONDS (2 *
+# LFN_SECONDS) long: sroce against CUBIC, and sroce against a second
+# sroce device (fab1 on a second macvlan, namespace lfn2). Shares come
+# from the netdevs' byte counters over the second half of the run, when
+# the flows have found their rates. LFN_NETEM adds netem options to the
+# path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs.
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
@@ -25,6 +34,9 @@ CC=${LFN_CC:-wan}
 ONLY=" ${LFN_ONLY:-sroce rxe cubic bbr} "
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
+NETEM=${LFN_NETEM:-}
+FAIR=${LFN_FAIR:-1}
+FAIR_SECS=${LFN_FAIR_SECONDS:-$((SECS * 2))}
 N=0
 PORT=19700
 declare -A RES
@@ -47,6 +59,7 @@ setup() {
 	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
+	[ "$FAIR" = 0 ] || setup_second "$n" || return 1
 	# rxe lists each address as RoCE v1 and v2: iop_gid picks v2.
 	wait_for 30 iop_gid rxe0 "192.168.78.$n" >/dev/null || return 1
 	GR=$(iop_gid rxe0 "192.168.78.$n")
@@ -56,47 +69,83 @@ setup() {
 	sysctl -qw net.ipv4.tcp_wmem="4096 131072 33554432"
 }
 
+# A second sroce device, fab1 on macvlan mv1 in namespace lfn2, for the
+# sroce against sroce fairness run.
+setup_second() {
+	local n=$1
+	ip netns add lfn2 &&
+		ip link add mv1 link eth0 type macvlan mode bridge &&
+		ip link set mv1 netns lfn2 &&
+		ip -n lfn2 addr add "192.168.80.$n/24" dev mv1 &&
+		ip -n lfn2 link set mv1 up && ip -n lfn2 link set lo up || return 1
+	ip netns exec lfn2 rdma link add fab1 type sroce netdev mv1 || return 1
+	echo "$CC" >/sys/class/infiniband/fab1/cc || return 1
+	wait_for 30 gid_index lfn2 fab1 "192.168.80.$n" >/dev/null || return 1
+	GS2=$(gid_index lfn2 fab1 "192.168.80.$n")
+}
+
 # The path: both egresses, so that data and ACKs each see the delay and
 # loss.  The queue limit holds a BDP several times over.
 path() {
+	# shellcheck disable=SC2086 # LFN_NETEM is a list of options
 	tc qdisc replace dev eth0 root netem rate 100mbit delay "${DELAY}ms" \
-		loss "$1%" limit 100000
+		loss "$1%" limit 100000 $NETEM
 }
 
 # listening NS PORT
 listening() { in_ns "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
 # run NAME NS -- SERVER... -- CLIENT...: VM B serves in NS, VM A runs the
-# client in NS; A keeps the client's output in $SROCE_RESULTS/NAME.log.
+# client in NS; A keeps the client's output in $SROCE_RESULTS/NAME.log
+# and pings B across the path meanwhile (NAME.ping).
 run() {
-	local name=$1 ns=$2 pid
+	N=$((N + 1))
+	run_tag "r$N" "$@"
+}
+
+# run_tag TAG NAME NS -- SERVER... -- CLIENT...: run, with TAG naming the
+# sync points, so that two runs can go at once.
+run_tag() {
+	local tag=$1 name=$2 ns=$3 pid ppid
 	local -a srv=() cli=() pre=()
 	[ -z "$ns" ] || pre=(ip netns exec "$ns")
-	shift 3
+	shift 4
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
-	N=$((N + 1))
 	if [ "$SROCE_VM" = B ]; then
 		timeout $((SECS * 8 + 120)) "${pre[@]}" "${srv[@]}" \
 			>"$SROCE_RESULTS/$name.server.log" 2>&1 &
 		pid=$!
-		wait_for 60 listening "$ns" "$PORT" && sync_signal "r$N-ready"
-		sync_wait "r$N-done" $((SECS * 8 + 120)) ||
+		wait_for 60 listening "$ns" "$PORT" && sync_signal "$tag-ready"
+		sync_wait "$tag-done" $((SECS * 8 + 120)) ||
 			echo "$name: the client never finished" >&2
 		# A server whose client failed would wait on forever.
 		sleep 5
 		kill "$pid" 2>/dev/null
 		wait "$pid"
 	else
-		if sync_wait "r$N-ready" 90; then
+		if sync_wait "$tag-ready" 90; then
+			ping -n -i 0.2 192.168.78.2 >"$SROCE_RESULTS/$name.ping" 2>&1 &
+			ppid=$!
+			echo "$EPOCHREALTIME" >"$SROCE_RESULTS/$name.start"
 			timeout $((SECS * 8 + 60)) "${pre[@]}" "${cli[@]}" \
 				>"$SROCE_RESULTS/$name.log" 2>&1 ||
 				echo "$name: client failed (see $name.log)" >&2
+			echo "$EPOCHREALTIME" >"$SROCE_RESULTS/$name.end"
+			kill "$ppid"
+			wait "$ppid" 2>/dev/null
 		fi
-		sync_signal "r$N-done"
+		sync_signal "$tag-done"
 	fi
-	sync_barrier "r$N-end" $((SECS * 8 + 180))
+	sync_barrier "$tag-end" $((SECS * 8 + 180))
+}
+
+# ping_ms FILE: "median/max" of the round trips ping recorded, in ms.
+ping_ms() {
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" 2>/dev/null | sort -n |
+		awk '{ v[NR] = $1 } END {
+			if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
 }
 
 # Goodput of a perftest run in Mbit/s, timed apart from perftest: its
@@ -150,6 +199,7 @@ perf() {
 	kill "$spid"
 	wait "$spid" 2>/dev/null
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
+	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
 }
 
 tcp() {
@@ -157,7 +207,109 @@ tcp() {
 	PORT=$((PORT + 1))
 	run "$name" "" -- iperf3 -s -1 -p "$PORT" -- \
 		iperf3 -c 192.168.78.2 -p "$PORT" -t "$SECS" -C "$cc" -f m
-	[ "$SROCE_VM" = B ] || RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
+	[ "$SROCE_VM" = B ] && return 0
+	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
+	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
+}
+
+# ---------------------------------------------------------- fairness ----
+# tx_of FILE DEV VAR: DEV's transmitted bytes, from a /proc/.../net/dev,
+# into VAR.  No process per sample: under TCG a few execs a second would
+# be most of the sampler's time.
+tx_of() {
+	local name tb rest
+	# shellcheck disable=SC2034 # rest: the fields after tx_bytes
+	while read -r name _ _ _ _ _ _ _ _ tb rest; do
+		[ "$name" = "$2:" ] && { printf -v "$3" %s "$tb"; return 0; }
+	done <"$1"
+	printf -v "$3" %s 0
+}
+
+# Byte counters of the netdevs that carry each flow: eth0 carries all of
+# them (a macvlan sends through it), mv0 and mv1 only sroce's.  A sleeper
+# in each namespace lends its /proc/PID/net/dev.
+sample_bytes() {
+	local p0 p1 e a b
+	ip netns exec lfn sleep 100000 &
+	p0=$!
+	ip netns exec lfn2 sleep 100000 &
+	p1=$!
+	trap 'kill "$p0" "$p1"; exit 0' TERM
+	sleep 0.5
+	while :; do
+		tx_of /proc/net/dev eth0 e
+		tx_of "/proc/$p0/net/dev" mv0 a
+		tx_of "/proc/$p1/net/dev" mv1 b
+		echo "$EPOCHREALTIME $e $a $b"
+		sleep 0.5
+	done
+}
+
+# shares FILE FROM TO: Mbit/s of "tcp sroce0 sroce1" from the samples
+# in FILE that enclose the time from FROM to TO (eth0's bytes less the
+# macvlans' are TCP's, and the pings').
+shares() {
+	awk -v from="$2" -v to="$3" '
+	!t0 || $1 <= from { t0 = $1; e0 = $2; a0 = $3; b0 = $4 }
+	!t1 { t1 = $1; e1 = $2; a1 = $3; b1 = $4; if ($1 < to) t1 = 0 }
+	END {
+		if (t1 - t0 < 1) exit
+		da = a1 - a0; db = b1 - b0; dt = t1 - t0
+		printf "%.1f %.1f %.1f\n", (e1 - e0 - da - db) * 8 / dt / 1e6,
+			da * 8 / dt / 1e6, db * 8 / dt / 1e6
+	}' "$1"
+}
+
+# overlap NAME1 NAME2: "FROM TO", the second half of the time both
+# clients ran (their .start and .end times).
+overlap() {
+	local d=$SROCE_RESULTS
+	awk 'BEGIN {
+		getline s1 <ARGV[1]; getline e1 <ARGV[2]
+		getline s2 <ARGV[3]; getline e2 <ARGV[4]
+		s = s1 > s2 ? s1 : s2; e = e1 < e2 ? e1 : e2
+		if (e > s) printf "%f %f\n", s + (e - s) / 2, e
+	}' "$d/$1.start" "$d/$1.end" "$d/$2.start" "$d/$2.end"
+}
+
+# sroce_srv NS DEV GID PORT: ib_write_bw for FAIR_SECS seconds (-D), the
+# server's words (the client's: the same and the peer's address).
+sroce_srv() { echo ib_write_bw -d "$2" -x "$3" -F -u 18 -s 65536 -D "$FAIR_SECS" -p "$4"; }
+
+# fair NAME OTHER: sroce (fab0) and OTHER (cubic or sroce, i.e. fab1) at
+# once, for FAIR_SECS seconds each; the shares are taken over the second
+# half of the time both ran.
+fair() {
+	local name=$1 other=$2 spid p0 p1 j0 j1
+	N=$((N + 1))
+	PORT=$((PORT + 2))
+	p0=$PORT
+	p1=$((PORT - 1))
+	if [ "$SROCE_VM" = A ]; then
+		sample_bytes >"$SROCE_RESULTS/$name.bytes" &
+		spid=$!
+	fi
+	# shellcheck disable=SC2046 # the tool's words
+	run_tag "r$N-a" "$name-sroce" lfn -- $(sroce_srv lfn fab0 "$GS" "$p0") -- \
+		$(sroce_srv lfn fab0 "$GS" "$p0") 192.168.79.2 &
+	j0=$!
+	if [ "$other" = cubic ]; then
+		PORT=$p1 run_tag "r$N-b" "$name-cubic" "" -- iperf3 -s -1 -p "$p1" -- \
+			iperf3 -c 192.168.78.2 -p "$p1" -t "$FAIR_SECS" -C cubic -f m &
+	else
+		# shellcheck disable=SC2046
+		PORT=$p1 run_tag "r$N-b" "$name-sroce2" lfn2 -- $(sroce_srv lfn2 fab1 "$GS2" "$p1") -- \
+			$(sroce_srv lfn2 fab1 "$GS2" "$p1") 192.168.80.2 &
+	fi
+	j1=$!
+	wait "$j0" "$j1"
+	[ "$SROCE_VM" = B ] && return 0
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	local -a win
+	read -ra win <<<"$(overlap "$name-sroce" "$name-$([ "$other" = cubic ] && echo cubic || echo sroce2)")"
+	[ ${#win[@]} = 2 ] &&
+		RES[$name]=$(shares "$SROCE_RESULTS/$name.bytes" "${win[0]}" "${win[1]}")
 }
 
 round() {
@@ -172,6 +324,10 @@ round() {
 		perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
 	[[ $ONLY != *" cubic "* ]] || tcp "cubic-$loss" cubic
 	[[ $ONLY != *" bbr "* ]] || tcp "bbr-$loss" bbr
+	[ "$FAIR" = 0 ] || [ "$loss" != 0 ] || {
+		fair "fair-cubic-$loss" cubic
+		fair "fair-sroce-$loss" sroce
+	}
 }
 
 table() {
@@ -186,10 +342,41 @@ table() {
 			ratio = (r > 0 && s > 0) ? sprintf("%.1fx", s / r) : "n/a"
 			printf "| %-6s | %14s | %12s | %9s | %7s | %9s |\n", l, s, r, c, b, ratio }'
 	done
+	echo
+	echo "## ping across the path during each run, median/max ms (base $((DELAY * 2)) ms)"
+	echo "| loss   | sroce     | rxe       | CUBIC     | BBR       |"
+	echo "|--------|-----------|-----------|-----------|-----------|"
+	for loss in $LOSSES; do
+		printf '| %-6s | %9s | %9s | %9s | %9s |\n' "$loss %" \
+			"${RES[ping-sroce-$loss]:-}" "${RES[ping-rxe-$loss]:-}" \
+			"${RES[ping-cubic-$loss]:-}" "${RES[ping-bbr-$loss]:-}"
+	done
+	fair_table
 	echo "sroce's counters (VM A, cumulative) after each loss rate's run:"
 	for loss in $LOSSES; do
 		echo "  $loss %: ${RES[cnt-$loss]:-}"
 	done
+}
+
+# The fairness runs: each flow's Mbit/s over the run's second half.
+fair_table() {
+	local -a r
+	[ "$FAIR" = 0 ] && return 0
+	echo
+	echo "## fairness on the clean path, ${FAIR_SECS} s, Mbit/s over the second half"
+	read -ra r <<<"${RES[fair-cubic-0]:-}"
+	echo "sroce against CUBIC: sroce ${r[1]:-n/a}, CUBIC ${r[0]:-n/a}" \
+		"(CUBIC's share $(share "${r[0]:-}" "${r[1]:-}"); wanted >= 0.33)"
+	read -ra r <<<"${RES[fair-sroce-0]:-}"
+	echo "sroce against sroce: fab0 ${r[1]:-n/a}, fab1 ${r[2]:-n/a}" \
+		"(ratio $(ratio "${r[1]:-}" "${r[2]:-}"); wanted <= 2)"
+}
+
+# share A B: A / (A + B); ratio A B: the larger over the smaller.
+share() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + b > 0) printf "%.2f", a / (a + b); else print "n/a" }'; }
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a > 0 && b > 0) printf "%.2f", (a > b ? a / b : b / a); else print "n/a" }'
 }
 
 main() {
