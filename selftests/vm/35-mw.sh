@@ -7,6 +7,8 @@
 # with MW_BIND_ERR; an MR with a bound window cannot be deregistered.
 # The IPv4 run adds -R (security review G4): a type 2 window bound to a
 # destroyed QP refuses the QP of another PD that gets its number next.
+# Not under the debug kernel: the 65535 QPs it makes to bring the number
+# round took 36 of the test's 40 minutes there (passed, on 1a3627d).
 # sroce-timeout: 600
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
@@ -25,7 +27,9 @@ G4B=$(gid_index ns2 fab2 192.168.77.2)
 G6A=$(gid_index ns1 fab1 fd77::1)
 G6B=$(gid_index ns2 fab2 fd77::2)
 
-tap_check "mw_verify fab1 -> fab2, IPv4" "$MWV" -R -d fab1 -D fab2 -g "$G4A" -G "$G4B"
+REUSE=(-R)
+! debug_kernel || REUSE=()
+tap_check "mw_verify fab1 -> fab2, IPv4" "$MWV" "${REUSE[@]}" -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "mw_verify fab1 -> fab2, IPv6" "$MWV" -d fab1 -D fab2 -g "$G6A" -G "$G6B"
 tap_check "no kernel warnings" sh -c '! dmesg | grep -E "WARNING|BUG:|refcount"'
 tap_done
