@@ -466,8 +466,8 @@ counter_delta() {
 # messages) for SECS seconds from fab2 (ns2) to fab1 (ns1) of
 # topo_sroce_pair, on PORT.  Counters before and after go to
 # PREFIX.before and PREFIX.after (fab2), PREFIX.before1 and PREFIX.after1
-# (fab1); half way, fab2's QP detail (rc_qp_detail) to PREFIX.qp and its
-# counters to PREFIX.mid.
+# (fab1); half way (bulk_mid), fab2's QP detail (rc_qp_detail) to
+# PREFIX.qp and its counters to PREFIX.mid.
 bulk_write() {
 	local b=$1 secs=$2 port=$3 spid
 	ip netns exec ns1 ib_write_bw -d fab1 -x "$G4A" -F -s 65536 -D "$secs" \
@@ -478,12 +478,7 @@ bulk_write() {
 	counter_snap ns1 fab1 "$b.before1"
 	ip netns exec ns2 ib_write_bw -d fab2 -x "$G4B" -F -s 65536 -D "$secs" \
 		-p "$port" 192.168.77.1 >"$b.client" 2>&1 &
-	# SECS count from the connection, which a slow kernel (the debug
-	# one) makes seconds late: half way is from the QP's RTS on.
-	wait_for 60 _rc_qp_up ns2 fab2
-	sleep $((secs / 2))
-	rc_qp_detail ns2 fab2 >"$b.qp"
-	counter_snap ns2 fab2 "$b.mid"
+	bulk_mid "$b" "$secs" $!
 	wait $! || { cat "$b.client"; kill "$spid"; return 1; }
 	wait "$spid" || { cat "$b.server"; return 1; }
 	counter_snap ns2 fab2 "$b.after"
@@ -491,6 +486,34 @@ bulk_write() {
 }
 
 _rc_qp_up() { [ -n "$(rc_qp_detail "$1" "$2")" ]; }
+
+# bulk_mid PREFIX SECS PID: fab2's counters and QP detail while
+# bulk_write's load (client PID) runs, to PREFIX.mid and PREFIX.qp: the
+# last pair taken while the QP was in RTS, until half of SECS has passed
+# since it was first seen there.  SECS count from the connection, which
+# a slow kernel makes seconds late, and each look takes a second or more
+# on a busy TCG host: every look keeps what it saw, so that a short load
+# is caught too (52's 4 s SROCE_CC run once was not).  The counters come
+# first: a detail that follows them shows the QP still running.
+bulk_mid() {
+	local b=$1 secs=$2 pid=$3 end='' q deadline=$((SECONDS + 60))
+	: >"$b.qp"
+	: >"$b.mid"
+	while [ $SECONDS -lt $deadline ] && kill -0 "$pid" 2>/dev/null; do
+		counter_snap ns2 fab2 "$b.mid.try"
+		q=$(rc_qp_detail ns2 fab2)
+		if [ -n "$q" ]; then
+			echo "$q" >"$b.qp"
+			mv "$b.mid.try" "$b.mid"
+			[ -n "$end" ] || end=$((SECONDS + secs / 2))
+			[ $SECONDS -lt "$end" ] || break
+		elif [ -n "$end" ]; then
+			break
+		fi
+		sleep 0.5
+	done
+	rm -f "$b.mid.try"
+}
 
 # rc_qp_detail NS DEV [PREFIX...]: DEV's first RTS RC QP from `rdma -j
 # resource show qp -dd`, flattened to one "name value ..." line (the text
