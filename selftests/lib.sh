@@ -673,26 +673,25 @@ _qps_now() {
 }
 
 # tool_pair SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: TOOL's server
-# in SNS, its client in CNS, through run_pair, each pair on its own TCP
-# port from PAIR_PORT up: an ibv_*_pingpong (GID index -g) or a perftest
-# tool (-x, -F).  Under the debug kernel perftest moves 200 iterations, not
-# its default 1000 or 5000: the same paths, at a few MB/s (31-perftest).
+# in SNS, its client in CNS, through run_pair: a perftest tool goes to
+# perf_run; an ibv_*_pingpong (GID index -g) gets its own TCP port from
+# PAIR_PORT up.  Under the debug kernel perftest moves 200 iterations,
+# not its default 1000 or 5000: the same paths, at a few MB/s.
 PAIR_PORT=${PAIR_PORT:-18800}
 tool_pair() {
 	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 peer=$7 tool=$8
-	local gflag=-g
-	shift 8
 	case $tool in
 	ib_*)
-		gflag=-x
-		set -- -F "$@"
-		! debug_kernel || set -- -n 200 "$@"
+		! debug_kernel || set -- "$@" -n 200
+		perf_run "$@"
+		return
 		;;
 	esac
+	shift 8
 	PAIR_PORT=$((PAIR_PORT + 1))
 	run_pair "$sns" "$cns" "$PAIR_PORT" -- \
-		"$tool" -d "$sdev" "$gflag" "$sgid" -p "$PAIR_PORT" "$@" -- \
-		"$tool" -d "$cdev" "$gflag" "$cgid" -p "$PAIR_PORT" "$@" "$peer"
+		"$tool" -d "$sdev" -g "$sgid" -p "$PAIR_PORT" "$@" -- \
+		"$tool" -d "$cdev" -g "$cgid" -p "$PAIR_PORT" "$@" "$peer"
 }
 
 # perf_run SNS SDEV SGID CNS CDEV CGID PEER TOOL ARGS...: a perftest pair
