@@ -494,9 +494,11 @@ _rc_qp_up() { [ -n "$(rc_qp_detail "$1" "$2")" ]; }
 # a slow kernel makes seconds late, and each look takes a second or more
 # on a busy TCG host: every look keeps what it saw, so that a short load
 # is caught too (52's 4 s SROCE_CC run once was not).  The counters come
-# first: a detail that follows them shows the QP still running.
+# first: a detail that follows them shows the QP still running.  The load
+# ends the looking; the deadline only guards against a hung one (a debug
+# kernel on a host running other VMs took over a minute to connect).
 bulk_mid() {
-	local b=$1 secs=$2 pid=$3 end='' q deadline=$((SECONDS + 60))
+	local b=$1 secs=$2 pid=$3 end='' q deadline=$((SECONDS + 600))
 	: >"$b.qp"
 	: >"$b.mid"
 	while [ $SECONDS -lt $deadline ] && kill -0 "$pid" 2>/dev/null; do
