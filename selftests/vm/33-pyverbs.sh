@@ -7,7 +7,7 @@
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
-MIN_OK=${SROCE_PYVERBS_MIN_OK:-112}
+MIN_OK=${SROCE_PYVERBS_MIN_OK:-113}
 SUITE=$SROCE_RESULTS/pyverbs
 
 suite_copy() {
@@ -42,7 +42,7 @@ count() { grep -cE "$1" "$SROCE_RESULTS/pyverbs.log" || true; }
 # Why a test may skip on sroce (Documentation/testing.rst, pyverbs): the
 # hardware it is written for (mlx5, EFA, a GPU, a PCI device), on-device
 # memory, and what sroce does not do yet (ODP, raw packet QPs and the
-# flow steering and RSS built on them, ATOMIC_WRITE, context import).
+# flow steering and RSS built on them, ATOMIC_WRITE).
 # A reason not listed fails: a feature that stopped working skips with
 # "not supported" rather than failing.
 SKIP_OK=(
@@ -60,7 +60,6 @@ SKIP_OK=(
 	"Create Raw Packet QP without extended attrs is not supported"
 	"Create Raw Packet QP with extended attrs is not supported"
 	"Extended QP is not supported on this device"
-	"Importing a device is not supported"
 )
 # mlx5's timestamp and tag matching tests ask for CQ fields only that
 # hardware fills (a free-running or real-time clock, tag matching

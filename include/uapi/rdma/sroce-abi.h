@@ -51,6 +51,17 @@ struct sroce_alloc_ucontext_resp {
 	__u32 reserved;
 };
 
+/*
+ * ibv_import_device(): a second process, or library, given the command fd
+ * of an open context, asks for its handshake answer again through the
+ * QUERY_CONTEXT method, in this driver attribute (a struct
+ * sroce_alloc_ucontext_resp).  The ID lives in the driver's namespace of
+ * attribute IDs (UVERBS_ID_NS_SHIFT of <rdma/ib_user_ioctl_cmds.h>).
+ */
+enum sroce_query_context_attrs {
+	SROCE_ATTR_QUERY_CONTEXT_RESP = 1U << 12,
+};
+
 struct sroce_alloc_pd_resp {
 	__u32 pdn;
 	__u32 reserved;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #include "sroce.h"
 
@@ -240,34 +241,25 @@ static int sroce_ctx_check_abi(struct sroce_context *ctx,
 	return 0;
 }
 
-static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
-						 int cmd_fd,
-						 void *private_data)
+static struct sroce_context *sroce_ctx_new(struct ibv_device *ibdev,
+					   int cmd_fd)
 {
-	struct sroce_get_context_resp resp = {};
-	struct sroce_get_context_cmd cmd = {
-		.drv.abi_version = SROCE_UVERBS_ABI_VERSION,
-	};
-	struct sroce_context *ctx;
-	int ret;
-
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+	return _verbs_init_and_alloc_context(ibdev, cmd_fd,
+		sizeof(struct sroce_context),
 		(struct verbs_context *)offsetof(struct sroce_context, vctx),
 		SROCE_DRIVER_ID);
-	if (!ctx)
-		return NULL;
+}
 
-	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv, sizeof(cmd), &resp.ibv,
-				  sizeof(resp));
-	if (!ret)
-		ret = sroce_ctx_check_abi(ctx, &resp.drv);
+/* The handshake done (@ret == 0) or failed: the context, or NULL. */
+static struct verbs_context *sroce_ctx_ready(struct sroce_context *ctx,
+					     int ret)
+{
 	if (ret) {
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
 		errno = ret;
 		return NULL;
 	}
-
 	/* Later tables override earlier ones slot by slot (NULLs skip). */
 	verbs_set_ops(&ctx->vctx, &sroce_stub_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_mw_ops);
@@ -279,6 +271,81 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	verbs_set_ops(&ctx->vctx, &sroce_ah_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_xrc_ops);
 	return &ctx->vctx;
+}
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_get_context_resp resp = {};
+	struct sroce_get_context_cmd cmd = {
+		.drv.abi_version = SROCE_UVERBS_ABI_VERSION,
+	};
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = sroce_ctx_new(ibdev, cmd_fd);
+	if (!ctx)
+		return NULL;
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv, sizeof(cmd), &resp.ibv,
+				  sizeof(resp));
+	if (!ret)
+		ret = sroce_ctx_check_abi(ctx, &resp.drv);
+	return sroce_ctx_ready(ctx, ret);
+}
+
+/*
+ * A driver block of one attribute for ibv_cmd_query_context(): where the
+ * kernel writes the handshake's answer again (sroce-abi.h).
+ */
+struct sroce_query_context_block {
+	struct ibv_command_buffer cb;
+	struct ib_uverbs_attr attr;	/* cb.hdr.attrs[0] */
+};
+_Static_assert(offsetof(struct sroce_query_context_block, attr) ==
+	       sizeof(struct ibv_command_buffer),
+	       "the attribute must be hdr.attrs[0]");
+
+static void sroce_query_context_block_init(struct sroce_query_context_block *b,
+					   struct sroce_alloc_ucontext_resp *r)
+{
+	b->cb = (struct ibv_command_buffer){
+		.next_attr = &b->attr + 1,
+		.last_attr = &b->attr + 1,
+		.uhw_in_idx = SROCE_CMDB_NO_UHW,
+		.uhw_out_idx = SROCE_CMDB_NO_UHW,
+		.hdr.object_id = UVERBS_OBJECT_DEVICE,
+		.hdr.method_id = UVERBS_METHOD_QUERY_CONTEXT,
+	};
+	b->attr = (struct ib_uverbs_attr){
+		.attr_id = SROCE_ATTR_QUERY_CONTEXT_RESP,
+		.len = sizeof(*r),
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = (uintptr_t)r,
+	};
+}
+
+/*
+ * ibv_import_device(): @cmd_fd is a context another process (or another
+ * part of this one) opened; it shares the kernel's objects, so there is
+ * nothing to open, only the handshake's answer to learn again.
+ */
+static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct sroce_alloc_ucontext_resp drv = {};
+	struct sroce_query_context_block block;
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = sroce_ctx_new(ibdev, cmd_fd);
+	if (!ctx)
+		return NULL;
+	sroce_query_context_block_init(&block, &drv);
+	ret = ibv_cmd_query_context(&ctx->vctx.context, &block.cb);
+	if (!ret)
+		ret = sroce_ctx_check_abi(ctx, &drv);
+	return sroce_ctx_ready(ctx, ret);
 }
 
 /* ------------------------------------------------------------------ */
@@ -301,6 +368,7 @@ static const struct verbs_device_ops sroce_dev_ops = {
 	.match_table = sroce_match_table,
 	.match_device = sroce_match_device,
 	.alloc_context = sroce_alloc_context,
+	.import_context = sroce_import_context,
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 };

@@ -29,6 +29,7 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 /* The number in every IBVERBS_PRIVATE_<N> symbol and in the .so suffix. */
 #define SROCE_IBVERBS_PABI	34
@@ -446,6 +447,29 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      const char *fnfmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * libibverbs' ioctl() command buffer (rdma-core's cmd_ioctl.h): a block
+ * of attributes, hdr.attrs[0] up to next_attr, with room up to last_attr.
+ * A helper such as ibv_cmd_query_context() takes the caller's block as a
+ * link and sends its attributes along with its own.  The uhw_* and
+ * fallback fields serve the legacy write() path, which a driver block
+ * does not use: "no index" is 0xff.
+ */
+struct ibv_command_buffer {
+	struct ibv_command_buffer *next;
+	struct ib_uverbs_attr *next_attr;
+	struct ib_uverbs_attr *last_attr;
+	uint8_t uhw_in_idx;
+	uint8_t uhw_out_idx;
+	uint8_t uhw_in_headroom_dwords;
+	uint8_t uhw_out_headroom_dwords;
+	uint8_t buffer_error:1;
+	uint8_t fallback_require_ex:1;
+	uint8_t fallback_ioctl_only:1;
+	struct ib_uverbs_ioctl_hdr hdr;	/* attrs[] follow */
+};
+#define SROCE_CMDB_NO_UHW	0xff
+
 /* The ibv_cmd_*() helpers return 0 or a positive errno value. */
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
@@ -464,6 +488,12 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+/* UVERBS_METHOD_QUERY_CONTEXT, with @driver's attributes (may be NULL). */
+int ibv_cmd_query_context(struct ibv_context *context,
+			  struct ibv_command_buffer *driver);
+/* Fills keys, length, handle, context, pd; type IBV_MR_TYPE_IMPORTED_MR. */
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
@@ -616,6 +646,7 @@ SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, match_max_abi_version) == 12)
 SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, match_table) == 0x10);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, match_device) == 0x20);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, alloc_context) == 0x28);
+SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, import_context) == 0x30);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, alloc_device) == 0x38);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device_ops, uninit_device) == 0x40);
 SROCE_ABI_ASSERT(sizeof(struct verbs_device_ops) == 0x48);
@@ -624,6 +655,10 @@ SROCE_ABI_ASSERT(offsetof(struct verbs_device, ops) == 0x298);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device, refcount) == 0x2a0);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device, sysfs) == 0x2b8);
 SROCE_ABI_ASSERT(offsetof(struct verbs_device, core_support) == 0x2c0);
+
+SROCE_ABI_ASSERT(offsetof(struct ibv_command_buffer, uhw_in_idx) == 0x18);
+SROCE_ABI_ASSERT(offsetof(struct ibv_command_buffer, hdr) == 0x20);
+SROCE_ABI_ASSERT(sizeof(struct ibv_command_buffer) == 0x38);
 
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, mr_type) == 0x30);
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, access) == 0x34);

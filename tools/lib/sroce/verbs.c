@@ -133,6 +133,30 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * ibv_import_pd(): a PD of an imported context.  The kernel has nothing
+ * to tell about it but its handle (pdn is only ever copied, never used,
+ * so it stays 0); unimporting it frees our part and leaves the kernel's
+ * to the context that allocated it.
+ */
+static struct ibv_pd *sroce_import_pd(struct ibv_context *ibctx,
+				      uint32_t pd_handle)
+{
+	struct sroce_pd *pd;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibv_pd.context = ibctx;
+	pd->ibv_pd.handle = pd_handle;
+	return &pd->ibv_pd;
+}
+
+static void sroce_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_spd(ibpd));
+}
+
 /* ------------------------------------------------------------------ */
 /* Thread and parent domains                                           */
 /* ------------------------------------------------------------------ */
@@ -262,6 +286,40 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 }
 
 /*
+ * ibv_import_mr(): the kernel tells the keys and length of an MR that
+ * the imported context registered; it stays registered after unimport.
+ */
+static struct ibv_mr *sroce_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
+{
+	struct sroce_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	mr->parent = sroce_pd_get(ibpd);
+	ret = ibv_cmd_query_mr(sroce_pd_real(ibpd), &mr->vmr, mr_handle);
+	if (ret) {
+		sroce_pd_put(mr->parent);
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	/* Reported as libibverbs' reg_mr reports it: the PD passed in. */
+	mr->vmr.ibv_mr.pd = ibpd;
+	return &mr->vmr.ibv_mr;
+}
+
+static void sroce_unimport_mr(struct ibv_mr *ibmr)
+{
+	struct sroce_mr *mr = to_smr(container_of(ibmr, struct verbs_mr,
+						  ibv_mr));
+
+	sroce_pd_put(mr->parent);
+	free(mr);
+}
+
+/*
  * The kernel re-registers in place and keeps the keys (ibv_cmd_rereg_mr()
  * copies them back all the same); libibverbs then updates mr->pd, addr
  * and length itself.  A new (parent) domain takes over our hold.
@@ -300,8 +358,12 @@ const struct verbs_context_ops sroce_verbs_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_td = sroce_dealloc_td,
 	.dereg_mr = sroce_dereg_mr,
+	.import_mr = sroce_import_mr,
+	.import_pd = sroce_import_pd,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
 	.reg_mr = sroce_reg_mr,
 	.rereg_mr = sroce_rereg_mr,
+	.unimport_mr = sroce_unimport_mr,
+	.unimport_pd = sroce_unimport_pd,
 };

@@ -153,6 +153,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_ah = sroce_ah_query,
 	.query_qp = sroce_qp_query,
 	.query_srq = sroce_srq_query,
+	.query_ucontext = sroce_ucontext_query,
 	.reg_user_mr = sroce_mr_reg_user,
 	.rereg_user_mr = sroce_mr_rereg_user,
 	.req_notify_cq = sroce_cq_req_notify,
@@ -309,6 +310,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	ibdev->local_dma_lkey = 0;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ibdev->driver_def = sroce_uapi_defs;
 	/*
 	 * The doorbells: libsroce calls POST_SEND/POST_RECV with no work
 	 * requests, and REQ_NOTIFY_CQ to arm a CQ; ib_core leaves these

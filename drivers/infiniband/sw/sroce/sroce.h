@@ -11,6 +11,7 @@
 #include <linux/xarray.h>
 #include <linux/idr.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/sroce-abi.h>
 
 #include "table.h"
@@ -309,6 +310,9 @@ void sroce_netdev_exit(void);
 /* ucontext.c */
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
+int sroce_ucontext_query(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition sroce_uapi_defs[];
 void sroce_ucontext_disassociate(struct ib_ucontext *ibuc);
 
 /* pd.c */

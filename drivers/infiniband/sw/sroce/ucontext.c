@@ -2,6 +2,9 @@
 /*
  * User contexts: the handshake that tells libsroce what this module offers.
  */
+#define UVERBS_MODULE_NAME sroce
+#include <rdma/uverbs_named_ioctl.h>
+
 #include "sroce.h"
 
 /* Only libsroce, speaking our ABI version, may open a context. */
@@ -28,14 +31,16 @@ static int sroce_ucontext_check_req(struct ib_ucontext *ibuc,
 	return 0;
 }
 
+/* What a context is told: at its opening, and again when it is imported. */
+static const struct sroce_alloc_ucontext_resp sroce_ucontext_resp = {
+	.abi_version = SROCE_UVERBS_ABI_VERSION,
+	.caps = SROCE_CAP_SRQ | SROCE_CAP_UD | SROCE_CAP_XRC,
+	.max_inline = SROCE_MAX_INLINE,
+};
+
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	struct sroce_alloc_ucontext_resp resp = {
-		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.caps = SROCE_CAP_SRQ | SROCE_CAP_UD | SROCE_CAP_XRC,
-		.max_inline = SROCE_MAX_INLINE,
-	};
-
+	struct sroce_alloc_ucontext_resp resp = sroce_ucontext_resp;
 	int err;
 
 	err = sroce_ucontext_check_req(ibuc, udata);
@@ -44,6 +49,35 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	/* An older provider may ask for less; never write past its buffer. */
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
+
+/*
+ * ibv_import_device() in another process: the handshake's answer again.
+ * The context was opened by libsroce, so there is no request to check.
+ * A shorter buffer (an older provider) gets a prefix, a longer one zeros.
+ */
+int sroce_ucontext_query(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     SROCE_ATTR_QUERY_CONTEXT_RESP,
+					     &sroce_ucontext_resp,
+					     sizeof(sroce_ucontext_resp));
+}
+
+/* The attribute above, added to ib_core's QUERY_CONTEXT method. */
+ADD_UVERBS_ATTRIBUTES_SIMPLE(
+	sroce_query_context,
+	UVERBS_OBJECT_DEVICE,
+	UVERBS_METHOD_QUERY_CONTEXT,
+	UVERBS_ATTR_PTR_OUT(SROCE_ATTR_QUERY_CONTEXT_RESP,
+			    UVERBS_ATTR_STRUCT(struct sroce_alloc_ucontext_resp,
+					       max_inline),
+			    UA_MANDATORY));
+
+const struct uapi_definition sroce_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sroce_query_context),
+	{}
+};
 
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
