@@ -71,6 +71,8 @@ _RC = {
     0x14: ("FETCH_ADD", ATOMIC, False, False, True, False),
     0x16: ("SEND_LAST_INV", IETH, True, False, True, True),
     0x17: ("SEND_ONLY_INV", IETH, True, False, True, True),
+    # IBTA 1.5: the 8 bytes to store follow the RETH.
+    0x1d: ("ATOMIC_WRITE", RETH, True, False, True, False),
 }
 
 
@@ -317,6 +319,11 @@ class Checker:
         elif body - pad > self.pmtu or body < pad:
             self.bad(num, who, "%s: payload %d pad %d, path MTU %d" %
                      (name, body - pad, pad, self.pmtu))
+        if name == "RC_ATOMIC_WRITE" and (body != 8 or pad or
+                                          ib[24:28] != b"\0\0\0\x08"):
+            self.bad(num, who, "%s: payload %d pad %d, RETH DMA length "
+                     "%s; 8 expected" % (name, body - pad, pad,
+                                          ib[24:28].hex()))
         if svc == "RC" and ends_req:
             if ackreq:
                 self.n["ackreq"] += 1

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Responder PSN classification, exhaustively around the wrap; whether a
- * SEND's next packet fits its WQE and the 2^31-byte limit (G17).
+ * SEND's next packet fits its WQE and the 2^31-byte limit (G17); which
+ * ATOMIC WRITE requests are valid.
  */
 #include "tap.h"
 #include "resp.h"
+#include "wire.h"
 
 /*
  * Reference written differently from the implementation: count how far
@@ -93,11 +95,78 @@ static void test_send_overruns(void)
 	   "largest offset and length, unbounded WQE: overruns");
 }
 
+/*
+ * ATOMIC WRITE: only dma_len 8, 8 bytes of payload, an aligned address.
+ * Every combination of small lengths and the address's low bits, then
+ * the extremes.
+ */
+static void test_atomic_write_ok(void)
+{
+	unsigned int dma, pl, lo, n = 0, bad = 0;
+
+	for (dma = 0; dma <= 32; dma++)
+		for (pl = 0; pl <= 32; pl++)
+			for (lo = 0; lo < 16; lo++) {
+				bool want = dma == 8 && pl == 8 && !(lo & 7);
+
+				if (sroce_resp_atomic_write_ok(0x1000 + lo, dma,
+							       pl) != want)
+					bad++;
+				n += want;
+			}
+	is(bad, 0, "dma_len and payload 0..32, address low bits 0..15");
+	is(n, 2, "only dma_len 8, payload 8, at offsets 0 and 8 of 16");
+	ok(sroce_resp_atomic_write_ok(0, 8, 8), "address 0, aligned");
+	ok(sroce_resp_atomic_write_ok(UINT64_MAX - 7, 8, 8),
+	   "the last aligned word of the address space");
+	ok(!sroce_resp_atomic_write_ok(UINT64_MAX, 8, 8),
+	   "the last byte of the address space: misaligned");
+	ok(!sroce_resp_atomic_write_ok(0x1000, 0x80000008u, 8),
+	   "dma_len 2^31 + 8");
+	ok(!sroce_resp_atomic_write_ok(0x1000, UINT32_MAX, 8),
+	   "dma_len 2^32 - 1");
+	ok(!sroce_resp_atomic_write_ok(0x1000, 8, SIZE_MAX),
+	   "a payload length that is not a packet's");
+}
+
+/* A packet as the parser leaves it, with a RETH that asks for 16. */
+static void test_atomic_write_parsed(void)
+{
+	struct sroce_pkt_hdr in = {
+		.opcode = SROCE_TR_RC | SROCE_OP_ATOMIC_WRITE, .pkey = 0xffff,
+		.dest_qpn = 5, .psn = 9, .va = 0x2008, .rkey = 0x1234,
+		.dma_len = 8,
+	}, out;
+	uint8_t b[64] = { 0 };
+	size_t hl = sroce_wire_build(b, sizeof(b), &in);
+
+	ok(hl == 28 && !sroce_wire_parse(b, hl + 8 + 4, &out) &&
+	   sroce_resp_atomic_write_ok(out.va, out.dma_len, out.payload_len),
+	   "built, parsed: a valid ATOMIC WRITE");
+	in.dma_len = 16;
+	hl = sroce_wire_build(b, sizeof(b), &in);
+	ok(!sroce_wire_parse(b, hl + 8 + 4, &out) &&
+	   !sroce_resp_atomic_write_ok(out.va, out.dma_len, out.payload_len),
+	   "... with a dma_len of 16: invalid");
+	in.dma_len = 8;
+	hl = sroce_wire_build(b, sizeof(b), &in);
+	ok(!sroce_wire_parse(b, hl + 16 + 4, &out) &&
+	   !sroce_resp_atomic_write_ok(out.va, out.dma_len, out.payload_len),
+	   "... carrying 16 bytes: invalid");
+	in.va = 0x2004;
+	hl = sroce_wire_build(b, sizeof(b), &in);
+	ok(!sroce_wire_parse(b, hl + 8 + 4, &out) &&
+	   !sroce_resp_atomic_write_ok(out.va, out.dma_len, out.payload_len),
+	   "... at an address 4 bytes off: invalid");
+}
+
 int main(void)
 {
 	tap_start();
 	test_points();
 	test_exhaustive();
 	test_send_overruns();
+	test_atomic_write_ok();
+	test_atomic_write_parsed();
 	return tap_done();
 }

@@ -30,7 +30,7 @@ static const struct exp_op {
 	{ 0x10, "A", 16, 'P', 'O', 'r' }, { 0x11, "A", 16, '-', 'O', 'r' },
 	{ 0x12, "AK", 24, '-', 'O', 'r' }, { 0x13, "T", 40, '-', 'O', 'q' },
 	{ 0x14, "T", 40, '-', 'O', 'q' }, { 0x16, "V", 16, 'P', 'L', 'q' },
-	{ 0x17, "V", 16, 'P', 'O', 'q' },
+	{ 0x17, "V", 16, 'P', 'O', 'q' }, { 0x1d, "R", 28, 'P', 'O', 'q' },
 
 	{ 0x20, "", 12, 'P', 'F', 'q' }, { 0x21, "", 12, 'P', 'M', 'q' },
 	{ 0x22, "", 12, 'P', 'L', 'q' }, { 0x23, "I", 16, 'P', 'L', 'q' },
@@ -54,7 +54,7 @@ static const struct exp_op {
 	{ 0xb0, "A", 16, 'P', 'O', 'r' }, { 0xb1, "A", 16, '-', 'O', 'r' },
 	{ 0xb2, "AK", 24, '-', 'O', 'r' }, { 0xb3, "XT", 44, '-', 'O', 'q' },
 	{ 0xb4, "XT", 44, '-', 'O', 'q' }, { 0xb6, "XV", 20, 'P', 'L', 'q' },
-	{ 0xb7, "XV", 20, 'P', 'O', 'q' },
+	{ 0xb7, "XV", 20, 'P', 'O', 'q' }, { 0xbd, "XR", 32, 'P', 'O', 'q' },
 };
 
 #define N_EXP	(ARRAY_SIZE(exp_ops))
@@ -112,7 +112,7 @@ static void test_table(void)
 			bad++;
 		}
 	}
-	is(known, 61, "61 opcodes expected (RC 23, UC 12, UD 2, CNP, XRC 23)");
+	is(known, 63, "63 opcodes expected (RC 24, UC 12, UD 2, CNP, XRC 24)");
 	{
 		unsigned int max = 0;
 
@@ -133,7 +133,9 @@ static void test_table(void)
 	   sroce_wire_opcode_info(0x24)->qpts == SROCE_QPT_UC &&
 	   sroce_wire_opcode_info(0x64)->qpts == SROCE_QPT_UD &&
 	   sroce_wire_opcode_info(0xa4)->qpts == SROCE_QPT_XRC_TGT &&
-	   sroce_wire_opcode_info(0xb1)->qpts == SROCE_QPT_XRC_INI,
+	   sroce_wire_opcode_info(0xb1)->qpts == SROCE_QPT_XRC_INI &&
+	   sroce_wire_opcode_info(0x1d)->qpts == SROCE_QPT_RC &&
+	   sroce_wire_opcode_info(0xbd)->qpts == SROCE_QPT_XRC_TGT,
 	   "receiving QP types");
 }
 
@@ -278,6 +280,57 @@ static const uint8_t pkt_ud_send_only[] = {
 	0x00, 0x00, 0x00, 0x00,
 };
 
+/* RC ATOMIC_WRITE: RETH with dma_len 8, then the 8 bytes to store. */
+static const uint8_t pkt_rc_atomic_write[] = {
+	0x1d, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x33,
+	0x80, 0x00, 0x01, 0x00,
+	0x00, 0x00, 0x7f, 0xfe, 0xdc, 0xba, 0x98, 0x70,		/* RETH */
+	0xab, 0xcd, 0xef, 0x01, 0x00, 0x00, 0x00, 0x08,
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,		/* payload */
+	0x00, 0x00, 0x00, 0x00,					/* ICRC */
+};
+
+/*
+ * ATOMIC_WRITE: 12 + 16 header bytes and an 8-byte payload that the
+ * parser hands over untouched; a RETH dma_len other than 8 parses as it
+ * came (the responder refuses it: test_resp.c).
+ */
+static void test_atomic_write(void)
+{
+	struct sroce_pkt_hdr h, h2;
+	uint8_t b[64];
+
+	is(sroce_wire_hdr_len(0x1d), SROCE_BTH_BYTES + SROCE_RETH_BYTES,
+	   "RC ATOMIC_WRITE headers: BTH + RETH, 28 bytes");
+	is(sroce_wire_hdr_len(0xbd), SROCE_BTH_BYTES + SROCE_XRCETH_BYTES +
+	   SROCE_RETH_BYTES, "XRC ATOMIC_WRITE headers: + XRCETH, 32 bytes");
+	is(sroce_wire_parse(pkt_rc_atomic_write, sizeof(pkt_rc_atomic_write),
+			    &h), 0, "RC ATOMIC_WRITE parses");
+	ok(h.opcode == 0x1d && h.dest_qpn == 0x33 && h.ackreq &&
+	   h.psn == 0x100 && h.va == 0x00007ffedcba9870ull &&
+	   h.rkey == 0xabcdef01 && h.dma_len == 8 && h.hdr_len == 28 &&
+	   h.payload_len == SROCE_ATOMIC_WRITE_BYTES && !h.pad,
+	   "RC ATOMIC_WRITE fields: RETH, 8 payload bytes at offset 28");
+	ok(!memcmp(pkt_rc_atomic_write + h.hdr_len,
+		   "\x11\x22\x33\x44\x55\x66\x77\x88", 8),
+	   "the payload is the bytes as sent");
+	memset(b, 0xaa, sizeof(b));
+	ok(sroce_wire_build(b, sizeof(b), &h) == 28 &&
+	   !memcmp(b, pkt_rc_atomic_write, 28) && b[28] == 0xaa,
+	   "RC ATOMIC_WRITE rebuilds byte-identical, nothing past the RETH");
+
+	memcpy(b, pkt_rc_atomic_write, sizeof(pkt_rc_atomic_write));
+	b[27] = 0x10;		/* dma_len 16 */
+	ok(!sroce_wire_parse(b, sizeof(pkt_rc_atomic_write), &h2) &&
+	   h2.dma_len == 16 && h2.payload_len == 8,
+	   "a dma_len of 16 parses as it came");
+	b[1] = 0x30;		/* pad 3: 5 payload bytes */
+	ok(!sroce_wire_parse(b, sizeof(pkt_rc_atomic_write), &h2) &&
+	   h2.payload_len == 5, "so does a short payload (pad 3)");
+	is(sroce_wire_parse(b, 28 + 4, &h2), -EINVAL,
+	   "pad 3 with no payload at all: rejected");
+}
+
 static void test_layouts(void)
 {
 	struct sroce_pkt_hdr h;
@@ -405,7 +458,7 @@ static void test_reject(void)
 		if (sroce_wire_parse(b, 64, &h) != -EOPNOTSUPP)
 			bad++;
 	}
-	is(bad, 0, "all 195 unknown opcodes (incl. RD) rejected");
+	is(bad, 0, "all 193 unknown opcodes (incl. RD) rejected");
 
 	bad = 0;
 	for (i = 0; i < N_EXP; i++) {
@@ -564,6 +617,17 @@ static void test_opcode_for(void)
 	   -EINVAL, "bogus transport value");
 	is(sroce_wire_opcode_for(SROCE_TR_RC, SROCE_OPK_ACK, SROCE_POS_FIRST),
 	   -EINVAL, "ACK is single-packet");
+	is(sroce_wire_opcode_for(SROCE_TR_RC, SROCE_OPK_ATOMIC_WRITE,
+				 SROCE_POS_ONLY), 0x1d, "RC ATOMIC_WRITE");
+	is(sroce_wire_opcode_for(SROCE_TR_XRC, SROCE_OPK_ATOMIC_WRITE,
+				 SROCE_POS_ONLY), 0xbd, "XRC ATOMIC_WRITE");
+	is(sroce_wire_opcode_for(SROCE_TR_RC, SROCE_OPK_ATOMIC_WRITE,
+				 SROCE_POS_FIRST), -EINVAL,
+	   "ATOMIC_WRITE is single-packet");
+	is(sroce_wire_opcode_for(SROCE_TR_UC, SROCE_OPK_ATOMIC_WRITE,
+				 SROCE_POS_ONLY), -EINVAL, "no UC ATOMIC_WRITE");
+	is(sroce_wire_opcode_for(SROCE_TR_UD, SROCE_OPK_ATOMIC_WRITE,
+				 SROCE_POS_ONLY), -EINVAL, "no UD ATOMIC_WRITE");
 
 	for (tr = 0; tr < 256; tr += 0x20)
 		for (k = 0; k <= SROCE_OPK_COUNT; k++)
@@ -585,10 +649,10 @@ static void test_opcode_for(void)
 			}
 	is(bad, 0, "every (transport, kind, position) result is consistent");
 	/*
-	 * RC: 5 SEND/WRITE kinds x 4 positions, READ_RESP x 4, 5 singles;
+	 * RC: 5 SEND/WRITE kinds x 4 positions, READ_RESP x 4, 6 singles;
 	 * UC: 4 kinds x 4 (no SEND_INV); UD: 2; CNP: 1; XRC as RC.
 	 */
-	is(valid, 29 + 16 + 2 + 1 + 29, "number of valid combinations");
+	is(valid, 30 + 16 + 2 + 1 + 30, "number of valid combinations");
 	is(sroce_wire_opcode_for(SROCE_TR_UC, SROCE_OPK_SEND_INV,
 				 SROCE_POS_FIRST), -EINVAL,
 	   "UC cannot start a SEND_INV it could not finish");
@@ -635,6 +699,7 @@ int main(void)
 	test_table();
 	test_roundtrip();
 	test_layouts();
+	test_atomic_write();
 	test_vectors();
 	test_reject();
 	test_reserved();

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Responder decisions kept out of line and pure, so that they can be
- * tested exhaustively: PSN classification around the 24-bit wrap, and
- * whether a SEND's next packet still fits.
+ * tested exhaustively: PSN classification around the 24-bit wrap,
+ * whether a SEND's next packet still fits, and whether an ATOMIC WRITE's
+ * headers describe what the operation can be.
  */
 #include "resp.h"
 #include "psn.h"
+#include "wire.h"
 
 /*
  * Both arguments are taken modulo 2^24 (bits above are ignored), so a
@@ -36,4 +38,18 @@ bool sroce_resp_send_overruns(uint32_t offset, uint32_t len,
 	uint64_t end = (uint64_t)offset + len;
 
 	return end > wqe_len || end > SROCE_MSG_MAX;
+}
+
+/*
+ * An ATOMIC WRITE stores exactly 8 bytes at a naturally aligned address
+ * in one access: the RETH must say 8, the packet must carry 8, and the
+ * address must be aligned, or the request is invalid (the parser only
+ * knows that the opcode has a payload).  Access rights are the caller's.
+ */
+bool sroce_resp_atomic_write_ok(uint64_t va, uint32_t dma_len,
+				size_t payload_len)
+{
+	return dma_len == SROCE_ATOMIC_WRITE_BYTES &&
+	       payload_len == SROCE_ATOMIC_WRITE_BYTES &&
+	       !(va & (SROCE_ATOMIC_WRITE_BYTES - 1));
 }

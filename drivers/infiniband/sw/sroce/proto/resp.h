@@ -32,5 +32,7 @@ enum sroce_resp_psn_class sroce_resp_classify_psn(uint32_t epsn,
 
 bool sroce_resp_send_overruns(uint32_t offset, uint32_t len,
 			      uint64_t wqe_len);
+bool sroce_resp_atomic_write_ok(uint64_t va, uint32_t dma_len,
+				size_t payload_len);
 
 #endif /* _SROCE_PROTO_RESP_H */

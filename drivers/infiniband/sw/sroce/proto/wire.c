@@ -101,6 +101,9 @@ static const struct sroce_opcode_info sroce_opcodes[256] = {
 	    SEND_INV, LAST, REQ_P, IETH, Q_RC),
 	OPC(RC, SEND_ONLY_INV, "RC_SEND_ONLY_WITH_INVALIDATE",
 	    SEND_INV, ONLY, REQ_P, IETH, Q_RC),
+	/* The payload is the 8 bytes to store, RETH dma_len says 8. */
+	OPC(RC, ATOMIC_WRITE, "RC_ATOMIC_WRITE",
+	    ATOMIC_WRITE, ONLY, REQ_P, RETH, Q_RC),
 
 	/* UC: no reads, atomics or invalidates */
 	OPC(UC, SEND_FIRST, "UC_SEND_FIRST",
@@ -190,6 +193,8 @@ static const struct sroce_opcode_info sroce_opcodes[256] = {
 	    SEND_INV, LAST, REQ_P, XRCETH | IETH, Q_XTGT),
 	OPC(XRC, SEND_ONLY_INV, "XRC_SEND_ONLY_WITH_INVALIDATE",
 	    SEND_INV, ONLY, REQ_P, XRCETH | IETH, Q_XTGT),
+	OPC(XRC, ATOMIC_WRITE, "XRC_ATOMIC_WRITE",
+	    ATOMIC_WRITE, ONLY, REQ_P, XRCETH | RETH, Q_XTGT),
 };
 
 #undef REQ
@@ -280,6 +285,7 @@ static const uint8_t sroce_kind_pos_op[SROCE_OPK_COUNT][SROCE_POS_ONLY + 1] = {
 	[SROCE_OPK_FETCH_ADD] = { [SROCE_POS_ONLY] = V(FETCH_ADD) },
 	[SROCE_OPK_ACK] = { [SROCE_POS_ONLY] = V(ACK) },
 	[SROCE_OPK_ATOMIC_ACK] = { [SROCE_POS_ONLY] = V(ATOMIC_ACK) },
+	[SROCE_OPK_ATOMIC_WRITE] = { [SROCE_POS_ONLY] = V(ATOMIC_WRITE) },
 };
 
 #undef V

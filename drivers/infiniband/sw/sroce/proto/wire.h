@@ -25,6 +25,8 @@
 #define SROCE_XRCETH_BYTES	4
 #define SROCE_CNP_RSVD_BYTES	16	/* reserved block after a CNP's BTH */
 #define SROCE_ICRC_BYTES	4
+/* ATOMIC WRITE's payload: the naturally aligned 8 bytes it stores. */
+#define SROCE_ATOMIC_WRITE_BYTES	8
 
 /* Largest BTH + extension headers of any opcode (XRC atomics). */
 #define SROCE_MAX_HDR_BYTES	(SROCE_BTH_BYTES + SROCE_XRCETH_BYTES + \
@@ -80,6 +82,7 @@ enum sroce_op {
 	SROCE_OP_FETCH_ADD		= 0x14,
 	SROCE_OP_SEND_LAST_INV		= 0x16,
 	SROCE_OP_SEND_ONLY_INV		= 0x17,
+	SROCE_OP_ATOMIC_WRITE		= 0x1d,	/* IBTA 1.5 */
 	SROCE_OP_CNP			= 0x01,	/* only with SROCE_TR_CNP */
 };
 
@@ -134,6 +137,7 @@ enum sroce_op_kind {
 	SROCE_OPK_ACK,
 	SROCE_OPK_ATOMIC_ACK,
 	SROCE_OPK_CNP,
+	SROCE_OPK_ATOMIC_WRITE,
 	SROCE_OPK_COUNT
 };
 
