@@ -32,6 +32,7 @@ enum sroce_ucontext_caps {
 	SROCE_CAP_SRQ = 1 << 0,		/* SRQs: struct sroce_create_srq_resp */
 	SROCE_CAP_UD = 1 << 1,		/* UD QPs, AHs: sroce_create_ah_resp */
 	SROCE_CAP_XRC = 1 << 2,		/* XRC domains, SRQs, QPs: xrc_srqn */
+	SROCE_CAP_ATOMIC_WRITE = 1 << 3,	/* SROCE_WR_ATOMIC_WRITE */
 };
 
 /*
@@ -122,9 +123,17 @@ struct sroce_sge {
 
 /* Send WQE flags: enum ib_uverbs_send_flags values (IB_UVERBS_SEND_*). */
 
+/*
+ * Send WQE opcodes are enum ib_uverbs_wr_opcode values, and this one,
+ * which 6.1's uverbs does not have (the value rdma-core and later
+ * kernels give it).  RC and XRC INI QPs of a context with
+ * SROCE_CAP_ATOMIC_WRITE take it; a kernel QP cannot post it.
+ */
+#define SROCE_WR_ATOMIC_WRITE		15	/* IBV_WR_ATOMIC_WRITE */
+
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
-	__u32 opcode;		/* enum ib_uverbs_wr_opcode */
+	__u32 opcode;		/* enum ib_uverbs_wr_opcode, SROCE_WR_* */
 	__u32 send_flags;	/* enum ib_uverbs_send_flags */
 	__u32 num_sge;		/* SGEs that follow; 0 if inline */
 	__u32 inline_len;	/* bytes of inline data that follow */
@@ -178,6 +187,18 @@ struct sroce_send_wqe {
 			__u32 reserved;
 		} atomic;
 		/*
+		 * SROCE_WR_ATOMIC_WRITE: the 8 bytes in data are stored at
+		 * remote_addr (8-byte aligned) in one access, in the order
+		 * they have here: nobody swaps bytes.  No SGEs, no inline
+		 * data: num_sge 0, IB_UVERBS_SEND_INLINE clear.
+		 */
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+			__u8 data[8];
+		} atomic_write;
+		/*
 		 * UD: the destination is named by the number create_ah
 		 * returned, never by an address vector in the ring.  A
 		 * remote_qkey with its high bit set means the QP's Q_Key.
@@ -207,7 +228,7 @@ struct sroce_recv_wqe {
 struct sroce_cqe {
 	__aligned_u64 wr_id;
 	__u32 status;		/* enum ib_uverbs_wc_status */
-	__u32 opcode;		/* enum ib_uverbs_wc_opcode */
+	__u32 opcode;		/* enum ib_uverbs_wc_opcode, SROCE_CQE_OPCODE_* */
 	__u32 vendor_err;
 	__u32 byte_len;
 	__u32 imm_data;		/* network order; or invalidated rkey */
@@ -230,6 +251,14 @@ struct sroce_cqe {
  * entries.  Voiding rather than compacting leaves prod to the kernel.
  */
 #define SROCE_CQE_OPCODE_VOID	0xffffffffu
+
+/*
+ * sroce_cqe.opcode of a completed SROCE_WR_ATOMIC_WRITE: IBV_WC_ATOMIC_WRITE
+ * (what later kernels call IB_UVERBS_WC_ATOMIC_WRITE).  In 6.1's enum
+ * ib_wc_opcode, 9 is IB_WC_MASKED_COMP_SWAP, which sroce never reports;
+ * and only user QPs, whose CQEs only libsroce reads, post ATOMIC WRITEs.
+ */
+#define SROCE_CQE_OPCODE_ATOMIC_WRITE	9
 
 /*
  * sroce_cqe.wc_flags.  uverbs has no enum for these: the values are the

@@ -13,7 +13,8 @@
 #include "rc.h"
 #include "trace.h"
 
-static enum ib_wc_opcode sroce_comp_opcode(u8 kind)
+/* The CQE's opcode: an enum ib_wc_opcode, or a SROCE_CQE_OPCODE_*. */
+static u32 sroce_comp_opcode(u8 kind)
 {
 	switch (kind) {
 	case SROCE_OPK_WRITE:
@@ -25,6 +26,8 @@ static enum ib_wc_opcode sroce_comp_opcode(u8 kind)
 		return IB_WC_COMP_SWAP;
 	case SROCE_OPK_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case SROCE_OPK_ATOMIC_WRITE:
+		return SROCE_CQE_OPCODE_ATOMIC_WRITE;
 	case SROCE_OPK_BIND_MW:
 		return IB_WC_BIND_MW;
 	case SROCE_OPK_LOCAL_INV:

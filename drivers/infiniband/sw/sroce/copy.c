@@ -241,57 +241,123 @@ static u64 sroce_atomic_apply(u64 *p, bool cmp_swap, u64 compare_add,
 	return old;
 }
 
+/*
+ * ATOMIC WRITE's store: one access (on a 64-bit kernel) that no CPU sees
+ * half done, under the lock so that it never falls between the read and
+ * the write of a FETCH_ADD or CMP_SWAP.
+ */
+static void sroce_atomic_store(u64 *p, u64 val)
+{
+	spin_lock(&sroce_atomic_lock);
+	WRITE_ONCE(*p, val);
+	spin_unlock(&sroce_atomic_lock);
+}
+
+/* The target word of an atomic operation, and what holds it mapped. */
+struct sroce_atomic_word {
+	struct sroce_mr *mr;
+	struct page *page;	/* a user MR's page, mapped; or NULL */
+};
+
 /* Kernel memory (DMA and fast MRs): the address is at hand. */
-static int sroce_copy_atomic_kaddr(struct sroce_mr *mr, u64 va, bool cmp_swap,
-				   u64 compare_add, u64 swap, u64 *orig)
+static u64 *sroce_atomic_kaddr(struct sroce_mr *mr, u64 va)
 {
 	void *kaddr = (void *)(uintptr_t)va;
 	u32 room = 8;
 
 	if (mr->type == SROCE_MR_FAST)
 		kaddr = sroce_frmr_kaddr(mr, va, &room);
-	if (!kaddr || room < 8 || ((uintptr_t)kaddr & 7)) {
-		sroce_mr_put(mr);
-		return -EINVAL;
-	}
-	*orig = sroce_atomic_apply(kaddr, cmp_swap, compare_add, swap);
-	sroce_mr_put(mr);
-	return 0;
+	if (!kaddr || room < 8 || ((uintptr_t)kaddr & 7))
+		return NULL;
+	return kaddr;
 }
 
 /*
- * CMP_SWAP or FETCH_ADD on the 8 bytes at @va.  The target must be
- * naturally aligned in the kernel mapping too (an MR whose iova and
- * address differ in their low bits can break that): -EINVAL then, as
- * for a misaligned va.  -EACCES for a bad rkey or range.
+ * Map the 8 bytes at @va of @w->mr, a range sroce_mr_check() accepted.
+ * NULL unless they are naturally aligned in the kernel mapping too (an
+ * MR whose iova and address differ in their low bits can break that).
+ */
+static u64 *sroce_atomic_map(struct sroce_atomic_word *w, u64 va)
+{
+	struct sroce_mr *mr = w->mr;
+	u64 off;
+
+	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST)
+		return sroce_atomic_kaddr(mr, va);
+	off = va - mr->iova + mr->page_offset;
+	if ((off & 7) || (off >> PAGE_SHIFT) >= mr->npages)
+		return NULL;
+	w->page = mr->pages[off >> PAGE_SHIFT];
+	return kmap_local_page(w->page) + offset_in_page(off);
+}
+
+/*
+ * The naturally aligned word at @va through @rkey, which must grant
+ * @access, mapped; -EINVAL for a misaligned one, -EACCES for a bad rkey
+ * or range.  Release it with sroce_atomic_put().
+ */
+static u64 *sroce_atomic_get(struct sroce_qp *qp, u32 rkey, u64 va,
+			     int access, struct sroce_atomic_word *w)
+{
+	u64 *p;
+
+	w->page = NULL;
+	if (va & 7)
+		return ERR_PTR(-EINVAL);
+	w->mr = sroce_copy_get_rmr(qp, rkey, va, 8, access);
+	if (!w->mr)
+		return ERR_PTR(-EACCES);
+	p = sroce_atomic_map(w, va);
+	if (!p) {
+		sroce_mr_put(w->mr);
+		return ERR_PTR(-EINVAL);
+	}
+	return p;
+}
+
+static void sroce_atomic_put(struct sroce_atomic_word *w, u64 *p)
+{
+	if (w->page) {
+		kunmap_local(p);
+		flush_dcache_page(w->page);
+	}
+	sroce_mr_put(w->mr);
+}
+
+/*
+ * CMP_SWAP or FETCH_ADD on the 8 bytes at @va.  -EINVAL for a target
+ * that is not naturally aligned, -EACCES for a bad rkey or range.
  */
 int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
 		      u64 compare_add, u64 swap, u64 *orig)
 {
-	struct sroce_mr *mr;
-	struct page *page;
-	void *kaddr;
-	u64 off;
+	struct sroce_atomic_word w;
+	u64 *p = sroce_atomic_get(qp, rkey, va, IB_ACCESS_REMOTE_ATOMIC, &w);
 
-	if (va & 7)
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	*orig = sroce_atomic_apply(p, cmp_swap, compare_add, swap);
+	sroce_atomic_put(&w, p);
+	return 0;
+}
+
+/*
+ * ATOMIC WRITE: @val, the 8 bytes as they came, into the 8 bytes at @va,
+ * which the rkey must open for remote writing.  Errors as above; and
+ * -EINVAL on a 32-bit kernel, where no plain store writes 8 bytes at
+ * once: a peer there must not think it was atomic.
+ */
+int sroce_copy_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val)
+{
+	struct sroce_atomic_word w;
+	u64 *p;
+
+	if (!IS_ENABLED(CONFIG_64BIT))
 		return -EINVAL;
-	mr = sroce_copy_get_rmr(qp, rkey, va, 8, IB_ACCESS_REMOTE_ATOMIC);
-	if (!mr)
-		return -EACCES;
-	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST)
-		return sroce_copy_atomic_kaddr(mr, va, cmp_swap, compare_add,
-					       swap, orig);
-	off = va - mr->iova + mr->page_offset;
-	if ((off & 7) || (off >> PAGE_SHIFT) >= mr->npages) {
-		sroce_mr_put(mr);
-		return -EINVAL;
-	}
-	page = mr->pages[off >> PAGE_SHIFT];
-	kaddr = kmap_local_page(page);
-	*orig = sroce_atomic_apply(kaddr + offset_in_page(off), cmp_swap,
-				   compare_add, swap);
-	kunmap_local(kaddr);
-	flush_dcache_page(page);
-	sroce_mr_put(mr);
+	p = sroce_atomic_get(qp, rkey, va, IB_ACCESS_REMOTE_WRITE, &w);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	sroce_atomic_store(p, val);
+	sroce_atomic_put(&w, p);
 	return 0;
 }

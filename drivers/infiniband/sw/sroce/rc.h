@@ -201,6 +201,7 @@ int sroce_copy_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 			    int access);
 int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
 		      u64 compare_add, u64 swap, u64 *orig);
+int sroce_copy_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val);
 
 /* req.c */
 int sroce_req_init(struct sroce_qp *qp);

@@ -151,6 +151,9 @@ static u8 sroce_req_kind(u32 opcode)
 		return SROCE_OPK_CMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_OPK_FETCH_ADD;
+	/* No uverbs name in 6.1 (sroce-abi.h). */
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_OPK_ATOMIC_WRITE;
 	/* Memory windows and invalidation (mw.c). */
 	case IB_UVERBS_WR_SEND_WITH_INV:
 		return SROCE_OPK_SEND_INV;
@@ -204,6 +207,26 @@ static enum ib_wc_status sroce_req_copy_body(struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * ATOMIC WRITE: its 8 bytes travel in the WQE header, so they are in our
+ * copy (req.raw) already, and are sent from there as inline data is, the
+ * first time and on every resend.  No SGEs, no inline flag.
+ */
+static enum ib_wc_status sroce_req_atomic_write(struct sroce_swqe *w,
+						const u8 *raw)
+{
+	const struct sroce_send_wqe *wqe = (const void *)raw;
+
+	if (wqe->num_sge || (wqe->send_flags & IB_SEND_INLINE))
+		return IB_WC_LOC_QP_OP_ERR;
+	w->remote_addr = wqe->wr.atomic_write.remote_addr;
+	w->rkey = wqe->wr.atomic_write.rkey;
+	w->inline_data = wqe->wr.atomic_write.data;
+	w->length = sizeof(wqe->wr.atomic_write.data);
+	w->npsn = 1;
+	return IB_WC_SUCCESS;
+}
+
 static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 					    struct sroce_swqe *w, u8 *raw,
 					    const u8 *slot)
@@ -213,9 +236,13 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 	u32 mtu = qp->mtu;
 
 	w->kind = sroce_req_kind(wqe->opcode);
-	/* Fast registration has no uverbs opcode: a user ring cannot ask. */
+	/*
+	 * Fast registration has no uverbs opcode: a user ring cannot ask.
+	 * ATOMIC WRITE has no kernel one in 6.1: a kernel ring cannot.
+	 */
 	if (w->kind == SROCE_OPK_NONE ||
-	    (w->kind == SROCE_OPK_REG_MR && qp->user))
+	    (w->kind == SROCE_OPK_REG_MR && qp->user) ||
+	    (w->kind == SROCE_OPK_ATOMIC_WRITE && !qp->user))
 		return IB_WC_LOC_QP_OP_ERR;
 	/* XRC INI: the SRQ number must fit its 24 bits on the wire. */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
@@ -227,6 +254,8 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 	if (sroce_kind_is_local(w->kind))
 		return wqe->num_sge || (wqe->send_flags & IB_SEND_INLINE) ?
 		       IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	if (w->kind == SROCE_OPK_ATOMIC_WRITE)
+		return sroce_req_atomic_write(w, raw);
 	status = sroce_req_copy_body(qp, w, raw, slot);
 	if (status != IB_WC_SUCCESS)
 		return status;

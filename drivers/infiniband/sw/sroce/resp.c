@@ -5,11 +5,12 @@
  * Each request is classified against the expected PSN (proto/resp.c):
  *  - NEW: executed.  SENDs land in receive WQEs copied out of the RQ (no
  *    WQE posted: RNR NAK with our min_rnr_timer); WRITEs, READs and
- *    atomics go through the rkey, checked for every access.
- *  - DUPLICATE: never executed again.  SEND/WRITE are acknowledged again;
- *    READs are answered again from memory and atomics with the saved
- *    result, both from the responder resources (the last
- *    max_dest_rd_atomic READ/ATOMIC requests).
+ *    atomics (ATOMIC WRITE included) go through the rkey, checked for
+ *    every access.
+ *  - DUPLICATE: never executed again.  SEND/WRITE and ATOMIC WRITE are
+ *    acknowledged again; READs are answered again from memory and
+ *    atomics with the saved result, both from the responder resources
+ *    (the last max_dest_rd_atomic READ/ATOMIC requests).
  *  - OUT OF SEQUENCE: one PSN sequence error NAK, then silence until the
  *    expected PSN arrives.
  *
@@ -633,6 +634,43 @@ static void sroce_resp_atomic(struct sroce_qp *qp,
 			sroce_aeth_ack(SROCE_AETH_CREDIT_NONE), orig, NULL);
 }
 
+/*
+ * ATOMIC WRITE: one packet whose 8 bytes are stored at once (copy.c),
+ * then acknowledged like a WRITE; a duplicate is only acknowledged
+ * again.  A malformed one is invalid, one without the right to write
+ * there a remote access error, as for a WRITE.
+ */
+static void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+				    const struct sroce_pkt_hdr *h,
+				    const struct sroce_opcode_info *oi)
+{
+	u64 val;
+	int err;
+
+	if (!sroce_resp_in_order(&qp->resp, oi->pos, SROCE_OPK_ATOMIC_WRITE) ||
+	    !sroce_resp_atomic_write_ok(h->va, h->dma_len, h->payload_len)) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE)) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	/* The bytes as they came: memory gets them in the same order. */
+	err = skb_copy_bits(skb, h->hdr_len, &val, sizeof(val)) ?:
+	      sroce_copy_atomic_write(qp, h->rkey, h->va, val);
+	if (err == -EACCES) {
+		sroce_resp_access(qp, h->psn);
+		return;
+	}
+	if (err) {
+		sroce_resp_invalid(qp, h->psn);
+		return;
+	}
+	qp->resp.msn++;
+	sroce_resp_done(qp, h, true);
+}
+
 static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct sroce_pkt_hdr *h,
 			   const struct sroce_opcode_info *oi)
@@ -657,6 +695,9 @@ static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_OPK_CMP_SWAP:
 	case SROCE_OPK_FETCH_ADD:
 		sroce_resp_atomic(qp, h, oi);
+		break;
+	case SROCE_OPK_ATOMIC_WRITE:
+		sroce_resp_atomic_write(qp, skb, h, oi);
 		break;
 	default:
 		sroce_resp_invalid(qp, h->psn);

@@ -34,7 +34,8 @@ static int sroce_ucontext_check_req(struct ib_ucontext *ibuc,
 /* What a context is told: at its opening, and again when it is imported. */
 static const struct sroce_alloc_ucontext_resp sroce_ucontext_resp = {
 	.abi_version = SROCE_UVERBS_ABI_VERSION,
-	.caps = SROCE_CAP_SRQ | SROCE_CAP_UD | SROCE_CAP_XRC,
+	.caps = SROCE_CAP_SRQ | SROCE_CAP_UD | SROCE_CAP_XRC |
+		SROCE_CAP_ATOMIC_WRITE,
 	.max_inline = SROCE_MAX_INLINE,
 };
 
