@@ -493,7 +493,7 @@ static void fake_qp_init(struct fake_qp *fq, enum ibv_qp_type type,
 	sroce_ring_attach(&qp->rq.ring, fq->rq.mem, &fq->rq.info, true);
 	fq->cap = *k;
 	sroce_qp_caps(qp, k->max_inline_data, &fq->cap);
-	qp->send_ops = sroce_send_ops_of(type);
+	qp->send_ops = sroce_send_ops_of(type, SROCE_CAP_ATOMIC_WRITE);
 	qp->vqp.comp_mask = VERBS_QP_EX;
 	sroce_qp_ex_init(qp);
 	fq->qp = qp;
@@ -900,6 +900,130 @@ static void test_qp_ex(uint32_t start)
 	fake_qp_free(&fq);
 }
 
+/* An ATOMIC WRITE WQE: target, the 8 bytes, nothing else. */
+static bool awrite_is(const struct sroce_send_wqe *w, uint64_t wr_id,
+		      uint32_t rkey, uint64_t addr, const uint8_t *data)
+{
+	return w->wr_id == wr_id && w->opcode == SROCE_WR_ATOMIC_WRITE &&
+	       !(w->send_flags & IBV_SEND_INLINE) && !w->num_sge &&
+	       !w->inline_len && !w->imm_data &&
+	       w->wr.atomic_write.rkey == rkey &&
+	       w->wr.atomic_write.remote_addr == addr &&
+	       !w->wr.atomic_write.reserved &&
+	       !memcmp(w->wr.atomic_write.data, data, 8) &&
+	       wqe_rest_zero(w, sizeof(w->wr.atomic_write));
+}
+
+/*
+ * ATOMIC WRITE: offered with SROCE_CAP_ATOMIC_WRITE on RC and XRC INI;
+ * the builder and post_send put the 8 bytes, as given, in the WQE (from
+ * sg_list[0] for post_send); anything else with them is refused; the
+ * completion's opcode is IBV_WC_ATOMIC_WRITE.
+ */
+static void test_atomic_write(void)
+{
+	uint8_t v[8] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	uint8_t u[8] = { 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+	uint8_t keep[8];
+	struct ibv_sge sg[2] = { { (uintptr_t)u, 8, 0x66 },
+				 { (uintptr_t)v, 8, 0x67 } };
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .opcode = IBV_WR_ATOMIC_WRITE, .sg_list = sg,
+		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x9008, .rkey = 0x44 },
+	}, *bad;
+	struct ibv_poll_cq_attr attr = {};
+	struct sroce_cqe *c;
+	struct fake_ring f;
+	struct sroce_cq *cq;
+	struct ibv_qp_ex *x;
+	struct fake_qp fq;
+	struct ibv_wc wc;
+
+	ok((sroce_send_ops_flags_of(IBV_QPT_RC, SROCE_CAP_ATOMIC_WRITE) &
+	    IBV_QP_EX_WITH_ATOMIC_WRITE) &&
+	   (sroce_send_ops_flags_of(IBV_QPT_XRC_SEND, SROCE_CAP_ATOMIC_WRITE) &
+	    IBV_QP_EX_WITH_ATOMIC_WRITE) &&
+	   !(sroce_send_ops_flags_of(IBV_QPT_RC, 0) &
+	     IBV_QP_EX_WITH_ATOMIC_WRITE) &&
+	   !(sroce_send_ops_flags_of(IBV_QPT_UC, SROCE_CAP_ATOMIC_WRITE) &
+	     IBV_QP_EX_WITH_ATOMIC_WRITE) &&
+	   !(sroce_send_ops_flags_of(IBV_QPT_UD, SROCE_CAP_ATOMIC_WRITE) &
+	     IBV_QP_EX_WITH_ATOMIC_WRITE),
+	   "atomic write: offered on RC and XRC INI with the kernel's cap only");
+
+	fake_qp_init(&fq, IBV_QPT_RC, 8, &small_caps, sq_stride(4, 64), 0);
+	x = ibv_qp_to_qp_ex(&fq.qp->vqp.qp);
+	memcpy(keep, v, 8);
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	ibv_wr_atomic_write(x, 0x42, 0x8000, v);
+	memset(v, 0, 8);	/* copied already */
+	is(ibv_wr_complete(x), 0, "atomic write: wr_atomic_write, wr_complete");
+	ok(awrite_is(sq_wqe(&fq, 0), 5, 0x42, 0x8000, keep) &&
+	   sq_wqe(&fq, 0)->send_flags == IBV_SEND_SIGNALED,
+	   "atomic write: opcode 15, rkey, address, the 8 bytes as given, no SGE, no inline flag");
+	memcpy(v, keep, 8);
+
+	is(sroce_post_send(&fq.qp->vqp.qp, &wr, &bad), 0,
+	   "atomic write: ibv_post_send with one 8-byte SGE");
+	ok(awrite_is(sq_wqe(&fq, 1), 7, 0x44, 0x9008, u),
+	   "atomic write: post_send takes the bytes at sg_list[0].addr, the target from wr.rdma");
+
+	ibv_wr_start(x);
+	ibv_wr_atomic_write(x, 1, 0x8000, v);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is(ibv_wr_complete(x), EINVAL, "atomic write: with an SGE: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_atomic_write(x, 1, 0x8000, v);
+	ibv_wr_set_inline_data(x, v, 8);
+	is(ibv_wr_complete(x), EINVAL, "atomic write: with inline data: EINVAL");
+	wr.num_sge = 2;
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: post_send with 2 SGEs");
+	wr.num_sge = 0;
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: post_send with no SGE");
+	wr.num_sge = 1;
+	sg[0].length = 4;
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: post_send with 4 bytes");
+	sg[0].length = 8;
+	wr.send_flags = IBV_SEND_INLINE;
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: post_send, inline flag");
+	wr.send_flags = 0;
+
+	fq.qp->send_ops = sroce_send_ops_of(IBV_QPT_RC, 0);
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: kernel without the cap");
+	ibv_wr_start(x);
+	ibv_wr_atomic_write(x, 1, 0x8000, v);
+	is(ibv_wr_complete(x), EINVAL, "atomic write: ... nor with wr_atomic_write");
+	is(fr_pending(&fq.sq), 2, "atomic write: nothing refused was published");
+	fake_qp_free(&fq);
+
+	fake_qp_init(&fq, IBV_QPT_UC, 8, &small_caps, sq_stride(4, 64), 0);
+	post_one_expect(&fq, &wr, EINVAL, "atomic write: not on UC");
+	fake_qp_free(&fq);
+
+	fr_init(&f, 8, sizeof(struct sroce_cqe), 0);
+	cq = fake_cq(&f);
+	c = fr_slot(&f, 0);
+	cqe_make(c, 1);
+	c->opcode = SROCE_CQE_OPCODE_ATOMIC_WRITE;
+	c->status = IBV_WC_SUCCESS;
+	cqe_make(fr_slot(&f, 1), 2);
+	((struct sroce_cqe *)fr_slot(&f, 1))->opcode =
+		SROCE_CQE_OPCODE_ATOMIC_WRITE;
+	__atomic_store_n(&fr_hdr(&f)->prod, 2, __ATOMIC_RELEASE);
+	ok(sroce_cq_poll(&cq->vcq.cq, 1, &wc) == 1 &&
+	   wc.opcode == IBV_WC_ATOMIC_WRITE && wc.status == IBV_WC_SUCCESS,
+	   "atomic write: ibv_poll_cq reports IBV_WC_ATOMIC_WRITE");
+	ok(!ibv_start_poll(&cq->vcq.cq_ex, &attr) &&
+	   ibv_wc_read_opcode(&cq->vcq.cq_ex) == IBV_WC_ATOMIC_WRITE,
+	   "atomic write: so does ibv_wc_read_opcode");
+	ibv_end_poll(&cq->vcq.cq_ex);
+	fake_cq_free(cq);
+	fr_free(&f);
+}
+
 static void test_post_recv(uint32_t start)
 {
 	struct ibv_sge sg[4] = {
@@ -1303,6 +1427,7 @@ int main(void)
 	test_post_send_inline();
 	test_post_send_errors();
 	test_post_send_mw();
+	test_atomic_write();
 	test_qp_state();
 	test_sq_race();
 	test_cq_race();

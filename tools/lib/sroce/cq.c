@@ -37,8 +37,9 @@ SROCE_RESP_ASSERT(sroce_resize_cq_resp_buf);
 /*
  * A CQE's status and opcode are the kernel's enum ib_wc_status and
  * ib_wc_opcode, which libibverbs' enums copy value for value (uverbs'
- * own poll_cq passes them through untranslated too).  Pin the ones RC
- * produces.
+ * own poll_cq passes them through untranslated too), or sroce-abi.h's
+ * SROCE_CQE_OPCODE_ATOMIC_WRITE, libibverbs' value too.  Pin the ones
+ * RC produces.
  */
 _Static_assert(SROCE_SAME(IBV_WC_SEND, IB_UVERBS_WC_SEND) &&
 	       SROCE_SAME(IBV_WC_RDMA_WRITE, IB_UVERBS_WC_RDMA_WRITE) &&
@@ -46,6 +47,7 @@ _Static_assert(SROCE_SAME(IBV_WC_SEND, IB_UVERBS_WC_SEND) &&
 	       SROCE_SAME(IBV_WC_COMP_SWAP, IB_UVERBS_WC_COMP_SWAP) &&
 	       SROCE_SAME(IBV_WC_FETCH_ADD, IB_UVERBS_WC_FETCH_ADD) &&
 	       SROCE_SAME(IBV_WC_LOCAL_INV, IB_UVERBS_WC_LOCAL_INV) &&
+	       SROCE_SAME(IBV_WC_ATOMIC_WRITE, SROCE_CQE_OPCODE_ATOMIC_WRITE) &&
 	       IBV_WC_RECV == 1 << 7 && IBV_WC_RECV_RDMA_WITH_IMM == 129,
 	       "ibv_wc_opcode is the kernel's ib_wc_opcode");
 _Static_assert(IBV_WC_SUCCESS == 0 && IBV_WC_WR_FLUSH_ERR == 5 &&

@@ -163,7 +163,8 @@ static int sroce_qp_check_tgt(struct ibv_context *ctx,
 static int sroce_qp_check_init(struct ibv_context *ctx,
 			       const struct ibv_qp_init_attr_ex *attr)
 {
-	uint64_t ops = sroce_send_ops_flags_of(attr->qp_type);
+	uint32_t caps = to_sctx(ctx)->caps;
+	uint64_t ops = sroce_send_ops_flags_of(attr->qp_type, caps);
 
 	if (attr->comp_mask & ~(uint32_t)SROCE_QP_INIT_ATTR_MASK)
 		return EOPNOTSUPP;
@@ -172,7 +173,7 @@ static int sroce_qp_check_init(struct ibv_context *ctx,
 		return EOPNOTSUPP;
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
 		return sroce_qp_check_tgt(ctx, attr);
-	if (!sroce_send_ops_of(attr->qp_type) ||
+	if (!sroce_send_ops_of(attr->qp_type, caps) ||
 	    (attr->qp_type == IBV_QPT_XRC_SEND && !sroce_ctx_has_xrc(ctx)))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
@@ -262,7 +263,7 @@ static struct ibv_qp *sroce_qp_create(struct ibv_context *ctx,
 		sroce_qp_caps(qp, resp.drv.max_inline, &a.cap);
 	}
 	attr->cap = a.cap;
-	qp->send_ops = sroce_send_ops_of(attr->qp_type);
+	qp->send_ops = sroce_send_ops_of(attr->qp_type, to_sctx(ctx)->caps);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		/* After the command: it resets comp_mask. */
 		qp->vqp.comp_mask |= VERBS_QP_EX;

@@ -25,7 +25,8 @@ _Static_assert(SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE) &&
 	       SROCE_SAME(IBV_WR_ATOMIC_CMP_AND_SWP,
 			  IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) &&
 	       SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD,
-			  IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD),
+			  IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
+	       SROCE_SAME(IBV_WR_ATOMIC_WRITE, SROCE_WR_ATOMIC_WRITE),
 	       "ibv_wr_opcode is uverbs' ib_uverbs_wr_opcode");
 _Static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 &&
 	       IBV_SEND_SOLICITED == 4 && IBV_SEND_INLINE == 8,
@@ -59,15 +60,25 @@ _Static_assert(sizeof(struct sroce_send_wqe) == SROCE_SEND_WQE_HDR_SIZE,
 #define SROCE_ATOMIC_LEN	8
 
 /*
- * The operations each transport offers, as 1 << IBV_WR_*; 0 means we
- * cannot drive the QP type at all.
+ * ATOMIC WRITE (SROCE_CAP_ATOMIC_WRITE): its 8 bytes travel in the WQE.
+ * ibv_post_send() takes them from sg_list[0], which must be 8 bytes
+ * long, as inline data is taken: read at its address, lkey unused.
  */
-uint32_t sroce_send_ops_of(enum ibv_qp_type type)
+#define SROCE_WR_AWRITE		SROCE_WR(IBV_WR_ATOMIC_WRITE)
+
+/*
+ * The operations each transport offers, as 1 << IBV_WR_*, with a kernel
+ * whose context has @caps (enum sroce_ucontext_caps); 0 means we cannot
+ * drive the QP type at all.
+ */
+uint32_t sroce_send_ops_of(enum ibv_qp_type type, uint32_t caps)
 {
+	uint32_t awrite = caps & SROCE_CAP_ATOMIC_WRITE ? SROCE_WR_AWRITE : 0;
+
 	switch (type) {
 	case IBV_QPT_RC:
 		return SROCE_WR_INLINE | SROCE_WR(IBV_WR_RDMA_READ) |
-		       SROCE_WR_ATOMIC | SROCE_WR_MW;
+		       SROCE_WR_ATOMIC | awrite | SROCE_WR_MW;
 	case IBV_QPT_UC:
 		return SROCE_WR_INLINE;
 	case IBV_QPT_UD:
@@ -75,14 +86,14 @@ uint32_t sroce_send_ops_of(enum ibv_qp_type type)
 	/* XRC INI: RC's data operations; no memory windows. */
 	case IBV_QPT_XRC_SEND:
 		return SROCE_WR_INLINE | SROCE_WR(IBV_WR_RDMA_READ) |
-		       SROCE_WR_ATOMIC;
+		       SROCE_WR_ATOMIC | awrite;
 	default:
 		return 0;
 	}
 }
 
 /* The same set as IBV_QP_EX_WITH_* bits, for ibv_create_qp_ex(). */
-uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type)
+uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type, uint32_t caps)
 {
 	static const struct {
 		enum ibv_wr_opcode op;
@@ -98,8 +109,9 @@ uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type)
 		{ IBV_WR_BIND_MW, IBV_QP_EX_WITH_BIND_MW },
 		{ IBV_WR_LOCAL_INV, IBV_QP_EX_WITH_LOCAL_INV },
 		{ IBV_WR_SEND_WITH_INV, IBV_QP_EX_WITH_SEND_WITH_INV },
+		{ IBV_WR_ATOMIC_WRITE, IBV_QP_EX_WITH_ATOMIC_WRITE },
 	};
-	uint32_t ops = sroce_send_ops_of(type);
+	uint32_t ops = sroce_send_ops_of(type, caps);
 	uint64_t flags = 0;
 	size_t i;
 
@@ -176,6 +188,15 @@ static void sroce_wqe_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 	wqe->wr.atomic.compare_add = compare_add;
 	wqe->wr.atomic.swap = swap;
 	wqe->wr.atomic.rkey = rkey;
+}
+
+static void sroce_wqe_atomic_write(struct sroce_send_wqe *wqe, uint32_t rkey,
+				   uint64_t remote_addr, const void *data)
+{
+	wqe->wr.atomic_write.remote_addr = remote_addr;
+	wqe->wr.atomic_write.rkey = rkey;
+	memcpy(wqe->wr.atomic_write.data, data,
+	       sizeof(wqe->wr.atomic_write.data));
 }
 
 static void sroce_wqe_sges(struct sroce_send_wqe *wqe,
@@ -255,7 +276,7 @@ static int sroce_sq_check(const struct sroce_qp *qp,
 		return sroce_sq_check_inline(qp, wr->opcode,
 					     sroce_sge_total(wr->sg_list,
 							     wr->num_sge));
-	if (sroce_op_in(wr->opcode, SROCE_WR_ATOMIC))
+	if (sroce_op_in(wr->opcode, SROCE_WR_ATOMIC | SROCE_WR_AWRITE))
 		return sroce_sq_check_atomic(wr->num_sge, wr->sg_list);
 	if (wr->opcode == IBV_WR_BIND_MW)
 		return sroce_mw_bind_check(wr->bind_mw.mw,
@@ -315,6 +336,13 @@ static void sroce_wqe_from_wr(struct sroce_send_wqe *wqe,
 				 wr->wr.atomic.remote_addr,
 				 wr->wr.atomic.compare_add, wr->wr.atomic.swap);
 		break;
+	/* The target as for an RDMA WRITE; the bytes as inline data. */
+	case IBV_WR_ATOMIC_WRITE:
+		sroce_wqe_atomic_write(wqe, wr->wr.rdma.rkey,
+				       wr->wr.rdma.remote_addr,
+				       (const void *)(uintptr_t)
+				       wr->sg_list[0].addr);
+		break;
 	/* Memory windows (mw.c): the rkey to invalidate, or the bind. */
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
@@ -335,8 +363,11 @@ static void sroce_wqe_gather(struct sroce_send_wqe *wqe,
 {
 	int i;
 
-	/* A bind or local invalidation has no data: SGEs are ignored. */
-	if (sroce_op_in(wr->opcode, SROCE_WR_LOCAL))
+	/*
+	 * A bind or local invalidation has no data: SGEs are ignored.  An
+	 * ATOMIC WRITE's data is in the WQE already.
+	 */
+	if (sroce_op_in(wr->opcode, SROCE_WR_LOCAL | SROCE_WR_AWRITE))
 		return;
 	if (!(wr->send_flags & IBV_SEND_INLINE)) {
 		sroce_wqe_sges(wqe, wr->sg_list, wr->num_sge);
@@ -431,16 +462,23 @@ void sroce_wr_fail(struct sroce_qp *qp, int err)
 		qp->wr_err = err;
 }
 
-/* The WQE being built is done: check what only its end can tell. */
+/*
+ * The WQE being built is done: check what only its end can tell.  An
+ * atomic needs its one 8-byte SGE; an ATOMIC WRITE carries its data and
+ * must have been given none.
+ */
 static void sroce_wr_close(struct sroce_qp *qp)
 {
 	struct sroce_send_wqe *wqe = qp->wr_cur;
 
 	qp->wr_cur = NULL;
-	if (!wqe || qp->wr_err || !sroce_op_in(wqe->opcode, SROCE_WR_ATOMIC))
+	if (!wqe || qp->wr_err)
 		return;
-	if (wqe->num_sge != 1 ||
-	    sroce_wqe_sge(wqe)->length != SROCE_ATOMIC_LEN)
+	if (sroce_op_in(wqe->opcode, SROCE_WR_ATOMIC) &&
+	    (wqe->num_sge != 1 ||
+	     sroce_wqe_sge(wqe)->length != SROCE_ATOMIC_LEN))
+		sroce_wr_fail(qp, EINVAL);
+	if (sroce_op_in(wqe->opcode, SROCE_WR_AWRITE) && wqe->num_sge)
 		sroce_wr_fail(qp, EINVAL);
 }
 
@@ -632,10 +670,7 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *x, void *addr,
 	sroce_wr_set_inline_data_list(x, 1, &buf);
 }
 
-/*
- * Builders for what sroce does not do yet (TSO, atomic write): the batch
- * fails.
- */
+/* Builders for what sroce does not do (TSO): the batch fails. */
 static void sroce_wr_unsupported(struct ibv_qp_ex *x)
 {
 	struct sroce_qp *qp = ex_to_sqp(x);
@@ -681,10 +716,14 @@ static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 	wqe->xrc_srqn = srqn;
 }
 
+/* The 8 bytes at @atomic_wr are copied now: the caller may reuse them. */
 static void sroce_wr_atomic_write(struct ibv_qp_ex *x, uint32_t rkey,
 				  uint64_t remote_addr, const void *atomic_wr)
 {
-	sroce_wr_unsupported(x);
+	struct sroce_send_wqe *wqe = sroce_wr_new(x, IBV_WR_ATOMIC_WRITE);
+
+	if (wqe)
+		sroce_wqe_atomic_write(wqe, rkey, remote_addr, atomic_wr);
 }
 
 void sroce_qp_ex_init(struct sroce_qp *qp)

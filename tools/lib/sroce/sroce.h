@@ -308,8 +308,8 @@ static inline void sroce_wqe_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 extern const struct verbs_context_ops sroce_ah_ops;
 
 /* send.c */
-uint32_t sroce_send_ops_of(enum ibv_qp_type type);
-uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type);
+uint32_t sroce_send_ops_of(enum ibv_qp_type type, uint32_t caps);
+uint64_t sroce_send_ops_flags_of(enum ibv_qp_type type, uint32_t caps);
 void sroce_qp_ex_init(struct sroce_qp *qp);
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
