@@ -25,6 +25,9 @@
  *   RDMA WRITE (+IMM, inline) gathered into one remote range
  *   RDMA READ                 one remote range scattered into SGEs
  *   ATOMIC CMP_SWP, FETCH_ADD on aligned 64-bit words
+ *   ATOMIC WRITE              8 random bytes to an aligned word, built
+ *                             with wr_atomic_write or ibv_post_send, the
+ *                             source scribbled at once
  *   batch                     up to 16 mixed WRs between one wr_start and
  *                             wr_complete, some unsignaled
  *
@@ -34,8 +37,10 @@
  * published (too many SGEs, inline too big or on a READ, bad atomics, no
  * WR open, a bad flag, an operation not offered, one WR more than the SQ
  * holds), what ibv_create_qp_ex/cq_ex must refuse, the parent and thread
- * domains refusing to go while in use, and finally an error completion
- * (bad rkey) and the flush that follows, read through the extended CQ.
+ * domains refusing to go while in use, ATOMIC WRITEs the responder must
+ * refuse (an MR without remote write, a misaligned address: the pair is
+ * connected anew after each), and finally an error completion (bad
+ * rkey) and the flush that follows, read through the extended CQ.
  *
  * Memory is checked in full against a shadow copy (guard bytes included)
  * after every step, and no completion may appear that was not expected.
@@ -85,7 +90,8 @@ static struct {
 			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 			 IBV_QP_EX_WITH_RDMA_READ | \
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
+			 IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 /* ------------------------------------------------------------------ */
 /* TAP, diagnostics, randomness                                        */
@@ -883,12 +889,60 @@ static bool op_fetch_add(struct op_ctx *c)
 	return do_atomic(c, false);
 }
 
+/*
+ * An ATOMIC WRITE of @val to @rem of dst: with the builder, or now and
+ * then with ibv_post_send, which reads the bytes at sg_list[0].addr.
+ */
+static bool awrite_post(struct side *src, uint64_t id, uint64_t raddr,
+			uint32_t rkey, const uint8_t *val)
+{
+	struct ibv_sge sge = { (uintptr_t)val, 8, src->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge,
+		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+	int ret;
+
+	if (rnd(4)) {
+		ibv_wr_start(src->qpx);
+		wr_head(src, id, true);
+		ibv_wr_atomic_write(src->qpx, rkey, raddr, val);
+		return wr_done(src, "ATOMIC WRITE");
+	}
+	ret = ibv_post_send(src->qp, &wr, &bad);
+	if (ret)
+		diag("side %c: ibv_post_send (ATOMIC WRITE): %s", src->name,
+		     strerror(ret));
+	return !ret;
+}
+
+/* ATOMIC WRITE of 8 random bytes to an aligned word of dst. */
+static bool op_atomic_write(struct op_ctx *c)
+{
+	struct side *src = c->src, *dst = c->dst;
+	uint64_t id = ++wr_seq;
+	uint8_t val[8];
+	struct span rem;
+
+	if (!span_pick(dst, 8, 8, &rem))
+		return false;
+	rnd_fill(val, 8);
+	memcpy(shadow(dst, &rem), val, 8);
+	if (!awrite_post(src, id, span_addr(dst, &rem), dst->mr->rkey, val))
+		return false;
+	/* The bytes were copied when posted: the buffer is ours again. */
+	memset(val, 0xa5, 8);
+	return expect1(src, src->scq, "requester",
+		       want(id, IBV_WC_ATOMIC_WRITE, -1, IMM_ANY, 0));
+}
+
 /* ------------------------------------------------------------------ */
 /* Batches                                                             */
 /* ------------------------------------------------------------------ */
 
-enum bop { B_SEND, B_SEND_IMM, B_WRITE, B_WRITE_IMM, B_READ, B_CMP_SWP,
-	   B_FETCH_ADD, B_NOPS };
+enum bop { B_SEND, B_SEND_IMM, B_WRITE, B_WRITE_IMM, B_ATOMIC_WRITE,
+	   B_READ, B_CMP_SWP, B_FETCH_ADD, B_NOPS };
 
 /* One WR of a batch, and what it must produce. */
 struct bwr {
@@ -901,13 +955,14 @@ struct bwr {
 	int ns, nr;
 	uint8_t *data;		/* SEND and WRITE: the bytes sent */
 	uint64_t old, arg, swap, new;
+	uint8_t aw[8];		/* ATOMIC WRITE: the bytes stored */
 };
 
 static const enum ibv_wc_opcode bop_wc[B_NOPS] = {
 	[B_SEND] = IBV_WC_SEND, [B_SEND_IMM] = IBV_WC_SEND,
 	[B_WRITE] = IBV_WC_RDMA_WRITE, [B_WRITE_IMM] = IBV_WC_RDMA_WRITE,
-	[B_READ] = IBV_WC_RDMA_READ, [B_CMP_SWP] = IBV_WC_COMP_SWAP,
-	[B_FETCH_ADD] = IBV_WC_FETCH_ADD,
+	[B_ATOMIC_WRITE] = IBV_WC_ATOMIC_WRITE, [B_READ] = IBV_WC_RDMA_READ,
+	[B_CMP_SWP] = IBV_WC_COMP_SWAP, [B_FETCH_ADD] = IBV_WC_FETCH_ADD,
 };
 
 static bool bop_recv(enum bop op)
@@ -928,6 +983,10 @@ static bool bwr_prepare(struct op_ctx *c, struct bwr *w, bool last)
 	w->data = NULL;
 	w->ns = w->nr = 0;
 	switch (w->op) {
+	case B_ATOMIC_WRITE:
+		w->len = 8;
+		rnd_fill(w->aw, 8);
+		return span_pick(dst, 8, 8, &w->rem);
 	case B_CMP_SWP:
 	case B_FETCH_ADD:
 		w->len = 8;
@@ -989,6 +1048,9 @@ static void bwr_build(struct op_ctx *c, struct bwr *w)
 	case B_READ:
 		ibv_wr_rdma_read(src->qpx, dst->mr->rkey, raddr);
 		break;
+	case B_ATOMIC_WRITE:
+		ibv_wr_atomic_write(src->qpx, dst->mr->rkey, raddr, w->aw);
+		return;
 	default:
 		wr_atomic(src, dst, w->op == B_CMP_SWP, &w->rem, &w->ssp[0],
 			  w->arg, w->swap);
@@ -1015,6 +1077,9 @@ static int bwr_expect(struct op_ctx *c, struct bwr *w, int n,
 		case B_WRITE:
 		case B_WRITE_IMM:
 			memcpy(shadow(dst, &w[i].rem), w[i].data, w[i].len);
+			break;
+		case B_ATOMIC_WRITE:
+			memcpy(shadow(dst, &w[i].rem), w[i].aw, 8);
 			break;
 		case B_READ:
 			spans_scatter(src, w[i].ssp, w[i].ns,
@@ -1086,6 +1151,7 @@ static const struct op {
 	{ "wr_rdma_read", op_read },
 	{ "wr_atomic_cmp_swp", op_cmp_swp },
 	{ "wr_atomic_fetch_add", op_fetch_add },
+	{ "wr_atomic_write or ibv_post_send ATOMIC_WRITE, source reused at once", op_atomic_write },
 	{ "batch of mixed WRs, some unsignaled", op_batch },
 };
 
@@ -1403,6 +1469,13 @@ static void bad_atomic_nosge(struct side *a, struct side *b,
 	(void)src;
 }
 
+static void bad_awrite_sge(struct side *a, struct side *b,
+			   const struct span *src)
+{
+	ibv_wr_atomic_write(a->qpx, b->mr->rkey, (uintptr_t)b->buf, mem(a, src));
+	ibv_wr_set_sge(a->qpx, a->mr->lkey, span_addr(a, src), 8);
+}
+
 static void bad_no_wr(struct side *a, struct side *b, const struct span *src)
 {
 	/* Right after wr_start: there is no WR to take the SGE. */
@@ -1446,6 +1519,7 @@ static const struct bad_case bad_cases[] = {
 	{ "inline data on an RDMA READ", EINVAL, bad_inline_read, false },
 	{ "atomic with a 4-byte SGE", EINVAL, bad_atomic_len, false },
 	{ "atomic without an SGE", EINVAL, bad_atomic_nosge, false },
+	{ "atomic write given an SGE", EINVAL, bad_awrite_sge, false },
 	{ "wr_set_sge with no WR open", EINVAL, bad_no_wr, true },
 	{ "a send flag RC does not take (IP_CSUM)", EINVAL, bad_flags, false },
 	{ "wr_send_tso, not offered", EOPNOTSUPP, bad_send_tso, false },
@@ -1497,7 +1571,6 @@ static void check_refusals(struct side *s)
 		uint64_t flag;
 	} qp_refuse[] = {
 		{ "TSO", IBV_QP_EX_WITH_TSO },
-		{ "ATOMIC_WRITE", IBV_QP_EX_WITH_ATOMIC_WRITE },
 	};
 	static const struct {
 		const char *name;
@@ -1534,7 +1607,22 @@ static void check_refusals(struct side *s)
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
-	tap(ok, "ibv_create_qp_ex refuses TSO, ATOMIC_WRITE send ops: EOPNOTSUPP");
+	tap(ok, "ibv_create_qp_ex refuses TSO send ops: EOPNOTSUPP");
+
+	qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	qp = ibv_create_qp_ex(s->ctx, &qa);
+	tap(qp, "ibv_create_qp_ex: RC with only ATOMIC_WRITE is created (errno %d)",
+	    qp ? 0 : errno);
+	if (qp)
+		ibv_destroy_qp(qp);
+	qa.qp_type = IBV_QPT_UC;
+	qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_WRITE;
+	qp = ibv_create_qp_ex(s->ctx, &qa);
+	tap(!qp && errno == EOPNOTSUPP,
+	    "ibv_create_qp_ex: UC with ATOMIC_WRITE: EOPNOTSUPP (errno %d)",
+	    qp ? 0 : errno);
+	if (qp)
+		ibv_destroy_qp(qp);
 
 	ok = true;
 	for (i = 0; i < sizeof(cq_refuse) / sizeof(cq_refuse[0]); i++) {
@@ -1572,6 +1660,83 @@ static bool check_busy(struct side *s)
 	diag("dealloc: PD %d, parent domain %d, TD %d (want EBUSY = %d)", pd,
 	     par, td, EBUSY);
 	return false;
+}
+
+static int qp_connect(struct side *s, const struct side *peer);
+
+/* Both QPs anew, on new PSNs: an error left them in ERROR. */
+static bool pair_reconnect(struct side *sides)
+{
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		sides[i].psn = rnd64() & 0xffffff;
+		ret = ibv_modify_qp(sides[i].qp, &reset, IBV_QP_STATE);
+		if (ret) {
+			diag("side %c: ibv_modify_qp to RESET: %s",
+			     sides[i].name, strerror(ret));
+			return false;
+		}
+	}
+	return !qp_connect(&sides[0], &sides[1]) &&
+	       !qp_connect(&sides[1], &sides[0]);
+}
+
+/*
+ * An ATOMIC WRITE B must refuse: through an MR without remote write
+ * (IBV_WC_REM_ACCESS_ERR), or to an address 4 bytes off alignment
+ * (IBV_WC_REM_INV_REQ_ERR).  No byte of B changes.  Then the pair is
+ * connected anew and a WRITE goes through.
+ */
+static bool check_awrite_refused(struct side *sides, bool misaligned)
+{
+	struct op_ctx c = { sides, &sides[0], &sides[1] };
+	struct side *a = c.src, *b = c.dst;
+	enum ibv_wc_status want_st = misaligned ? IBV_WC_REM_INV_REQ_ERR :
+						  IBV_WC_REM_ACCESS_ERR;
+	struct ibv_mr *ro = NULL;
+	uint64_t id = ++wr_seq;
+	uint32_t rkey = b->mr->rkey;
+	uint8_t val[8];
+	struct span rem;
+	struct cqe e;
+	bool ok;
+
+	op_begin(&c);
+	if (!span_pick(b, 16, 8, &rem))
+		return false;
+	if (!misaligned) {
+		ro = ibv_reg_mr(b->par, b->buf, b->len, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_READ);
+		if (!ro) {
+			diag("side B: ibv_reg_mr without remote write: %s",
+			     strerror(errno));
+			return false;
+		}
+		rkey = ro->rkey;
+	}
+	rnd_fill(val, 8);
+	ok = awrite_post(a, id, span_addr(b, &rem) + (misaligned ? 4 : 0),
+			 rkey, val);
+	if (ok && poll_ex(a, a->scq, &e, 1) != 1) {
+		diag("side A: no completion within %d s", opt.timeout);
+		ok = false;
+	}
+	if (ok && (e.wr_id != id || e.status != want_st ||
+		   e.qp_num != a->qp->qp_num)) {
+		cqe_print("got", &e);
+		diag("want: wr_id %#" PRIx64 " status %s", id,
+		     ibv_wc_status_str(want_st));
+		ok = false;
+	}
+	ok = side_check(a) && side_check(b) && ok;
+	if (ro && ibv_dereg_mr(ro)) {
+		diag("side B: ibv_dereg_mr of the read-only MR failed");
+		ok = false;
+	}
+	return pair_reconnect(sides) && ok &&
+	       write_ok(sides, "after the refused ATOMIC WRITE");
 }
 
 /*
@@ -1899,6 +2064,12 @@ static bool run_checks(struct side *sides)
 			return false;
 	ok = tap(check_busy(&sides[0]),
 		 "PD, parent domain and TD in use: ibv_dealloc_pd/td say EBUSY");
+	if (!tap(check_awrite_refused(sides, false),
+		 "ATOMIC WRITE through an MR without remote write: IBV_WC_REM_ACCESS_ERR, no byte moved; the pair works again after RESET"))
+		return false;
+	if (!tap(check_awrite_refused(sides, true),
+		 "ATOMIC WRITE to an address 4 bytes off alignment: IBV_WC_REM_INV_REQ_ERR, no byte moved; the pair works again after RESET"))
+		return false;
 	check_error_completion(sides);
 	return ok;
 }

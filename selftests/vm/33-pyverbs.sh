@@ -1,13 +1,13 @@
 #!/bin/bash
 # rdma-core's own pyverbs test suite against a sroce device.  The bar is
-# sroce's own score (113 ok, rxe has 86 on this kernel) with no FAIL or
+# sroce's own score (114 ok, rxe has 86 on this kernel) with no FAIL or
 # ERROR: anything sroce does not support must skip cleanly.
 # sroce-timeout: 1800
 # shellcheck disable=SC2317 # functions below are called via tap_require
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
-MIN_OK=${SROCE_PYVERBS_MIN_OK:-113}
+MIN_OK=${SROCE_PYVERBS_MIN_OK:-114}
 SUITE=$SROCE_RESULTS/pyverbs
 
 suite_copy() {
@@ -42,7 +42,7 @@ count() { grep -cE "$1" "$SROCE_RESULTS/pyverbs.log" || true; }
 # Why a test may skip on sroce (Documentation/testing.rst, pyverbs): the
 # hardware it is written for (mlx5, EFA, a GPU, a PCI device), on-device
 # memory, and what sroce does not do yet (ODP, raw packet QPs and the
-# flow steering and RSS built on them, ATOMIC_WRITE).
+# flow steering and RSS built on them).
 # A reason not listed fails: a feature that stopped working skips with
 # "not supported" rather than failing.
 SKIP_OK=(
@@ -59,7 +59,6 @@ SKIP_OK=(
 	"Create Raw Packet QP with attrs is not supported"
 	"Create Raw Packet QP without extended attrs is not supported"
 	"Create Raw Packet QP with extended attrs is not supported"
-	"Extended QP is not supported on this device"
 )
 # mlx5's timestamp and tag matching tests ask for CQ fields only that
 # hardware fills (a free-running or real-time clock, tag matching
