@@ -2052,6 +2052,103 @@ static void case_atomic_mr_no_access(struct cx *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* The cases: ATOMIC WRITE                                             */
+/* ------------------------------------------------------------------ */
+
+/* An ATOMIC WRITE: RETH (@va, @rkey, @dma_len), @n case bytes from @off. */
+static void inject_awrite(struct cx *c, uint32_t psn, uint32_t rkey,
+			  uint64_t va, uint32_t dma_len, size_t off, size_t n)
+{
+	inject_write(c, OP(ATOMIC_WRITE), psn, rkey, va, dma_len,
+		     c->data + off, n);
+}
+
+static void awrite_denied(struct cx *c, uint32_t rkey, uint64_t va,
+			  uint32_t dma_len, size_t n, enum sroce_nak_code code)
+{
+	inject_awrite(c, c->epsn, rkey, va, dma_len, 0, n);
+	expect(c, C_RX, 1);
+	want_nak(c, code, c->epsn);
+}
+
+/* 8 bytes to an aligned word: ACK, the bytes as sent. */
+static void case_awrite_valid(struct cx *c)
+{
+	inject_awrite(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 24), 8, 0, 8);
+	expect(c, C_RX, 1);
+	want_ack(c, c->epsn);
+	lands(c, TGT, 24, 0, 8);
+}
+
+/*
+ * A duplicate ATOMIC WRITE is acknowledged again, never executed again:
+ * a WRITE that came after it must keep the word.
+ */
+static void case_awrite_dup(struct cx *c)
+{
+	uint32_t next = sroce_psn_add(c->epsn, 1);
+
+	inject_awrite(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 32), 8, 0, 8);
+	expect(c, C_RX, 1);
+	want_ack(c, c->epsn);
+	settle(c);
+	inject_write(c, OP(WRITE_ONLY), next, TGT->mr->rkey, mr_va(TGT, 32),
+		     8, c->data + 8, 8);
+	expect(c, C_RX, 1);
+	want_ack(c, next);
+	settle(c);
+	inject_awrite(c, c->epsn, TGT->mr->rkey, mr_va(TGT, 32), 8, 0, 8);
+	expect(c, C_RX, 1);
+	expect(c, C_DUP, 1);
+	want_ack(c, next);
+	lands(c, TGT, 32, 8, 8);
+}
+
+static void case_awrite_misaligned(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey, mr_va(TGT, 12), 8, 8,
+		      SROCE_NAK_INVALID_REQ);
+}
+
+static void case_awrite_dma_len(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey, mr_va(TGT, 24), 16, 8,
+		      SROCE_NAK_INVALID_REQ);
+}
+
+static void case_awrite_short(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey, mr_va(TGT, 24), 8, 4,
+		      SROCE_NAK_INVALID_REQ);
+}
+
+static void case_awrite_rkey_bad(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey ^ 0x5a, mr_va(TGT, 24), 8, 8,
+		      SROCE_NAK_REM_ACCESS);
+}
+
+static void case_awrite_past_end(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey, mr_end(TGT), 8, 8,
+		      SROCE_NAK_REM_ACCESS);
+}
+
+static void case_awrite_mr_no_write(struct cx *c)
+{
+	struct region *r = &regs[R_NOWR];
+
+	awrite_denied(c, r->mr->rkey, mr_va(r, 8), 8, 8, SROCE_NAK_REM_ACCESS);
+}
+
+/* The QP was not given remote write access (remote atomic is no help). */
+static void case_awrite_qp_no_remote_write(struct cx *c)
+{
+	awrite_denied(c, TGT->mr->rkey, mr_va(TGT, 24), 8, 8,
+		      SROCE_NAK_REM_ACCESS);
+}
+
+/* ------------------------------------------------------------------ */
 /* The cases: opcode sequence and lengths                               */
 /* ------------------------------------------------------------------ */
 
@@ -3170,6 +3267,20 @@ static const struct tcase cases[] = {
 	  .fn = case_atomic_past_end },
 	{ .name = "atomic_mr_no_access", .desc = "FETCH_ADD on an MR without remote atomic: NAK remote access",
 	  .fn = case_atomic_mr_no_access },
+	{ .name = "awrite_misaligned", .desc = "ATOMIC WRITE at a misaligned address: NAK invalid request",
+	  .fn = case_awrite_misaligned },
+	{ .name = "awrite_dma_len", .desc = "ATOMIC WRITE whose RETH says 16 bytes: NAK invalid request",
+	  .fn = case_awrite_dma_len },
+	{ .name = "awrite_short", .desc = "ATOMIC WRITE carrying 4 bytes: NAK invalid request",
+	  .fn = case_awrite_short },
+	{ .name = "awrite_rkey_bad", .desc = "ATOMIC WRITE with a bad rkey: NAK remote access",
+	  .fn = case_awrite_rkey_bad },
+	{ .name = "awrite_past_end", .desc = "ATOMIC WRITE at the MR's end: NAK remote access",
+	  .fn = case_awrite_past_end },
+	{ .name = "awrite_mr_no_write", .desc = "ATOMIC WRITE on an MR without remote write: NAK remote access",
+	  .fn = case_awrite_mr_no_write },
+	{ .name = "awrite_qp_no_remote_write", .desc = "ATOMIC WRITE to a QP without remote write: NAK remote access",
+	  .fn = case_awrite_qp_no_remote_write, .access = RO },
 
 	/* Opcode sequence and lengths. */
 	{ .name = "write_middle_alone", .desc = "WRITE MIDDLE without FIRST: NAK invalid request",
@@ -3203,6 +3314,8 @@ static const struct tcase cases[] = {
 
 	{ .name = "atomic_dup_replay", .desc = "duplicate FETCH_ADD: same result replayed, executed once",
 	  .fn = case_atomic_dup_replay },
+	{ .name = "awrite_dup", .desc = "duplicate ATOMIC WRITE after a WRITE to its word: ACKed again, not executed again",
+	  .fn = case_awrite_dup },
 	{ .name = "read_dup_replay", .desc = "duplicate READ: answered again from memory",
 	  .fn = case_read_dup_replay },
 	{ .name = "read_dup_longer", .desc = "duplicate READ asking for more than the READ it repeats: not answered",
@@ -3248,6 +3361,8 @@ static const struct tcase cases[] = {
 	  .fn = case_read_valid },
 	{ .name = "atomic_valid", .desc = "valid FETCH_ADD and CMP_SWAP: right results and memory",
 	  .fn = case_atomic_valid },
+	{ .name = "awrite_valid", .desc = "valid ATOMIC WRITE: ACK, the 8 bytes as sent",
+	  .fn = case_awrite_valid },
 	{ .name = "xrc_srq_switch", .desc = "XRC SEND FIRST to SRQ 0, LAST to SRQ 1: NAK invalid request (valid one first)",
 	  .fn = case_xrc_srq_switch },
 	{ .name = "src_mismatch", .desc = "WRITE from an address that is not the QP's peer: dropped",
