@@ -100,12 +100,16 @@ sparse:
 print-kver:
 	@echo $(KVER)
 
-# Benchmarks (not part of check): sroce against rxe in one VM run, then
-# sroce<->rxe against rxe<->rxe over the same two-VM link.
+# Benchmarks (not part of check): the matrix (sroce, rxe and TCP in one VM
+# run; out/bench/matrix.png), sroce against rxe at veth MTU 1500 and 9000,
+# then sroce<->rxe against rxe<->rxe over the same two-VM link.
 bench: deps
 	$(MAKE) tests
 	mkdir -p out/bench
 	$(CC) -O2 -Wall -Werror -o out/bench/udp_pingpong tools/bench/udp_pingpong.c
+	SROCE_GUEST_ENV=BENCH_REPEAT tools/qemu/run-test --timeout 5400 \
+		--out out/bench/matrix tools/bench/bench-matrix.sh
+	tools/bench/plot-matrix out/bench/matrix/A/matrix.csv out/bench/matrix.png
 	SROCE_GUEST_ENV=BENCH_REPEAT \
 		tools/qemu/run-test --timeout 3600 tools/bench/bench-rc.sh
 	SROCE_GUEST_ENV=BENCH_REPEAT \

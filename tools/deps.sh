@@ -12,7 +12,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils nvme-cli
 	libibverbs-dev librdmacm-dev python3-pyverbs
-	iproute2 iperf3 tshark nftables
+	iproute2 iperf3 tshark nftables gnuplot-nox
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
 	man-db groff-base
 	iputils-ping xz-utils binutils python3
