@@ -24,7 +24,6 @@ set -u
 . "$SROCE_TREE/tools/bench/lib.sh"
 
 SECS=5
-UDP_PINGPONG=$SROCE_TREE/out/bench/udp_pingpong
 
 # cpu_line VAR: "busy total" jiffies of all CPUs, from /proc/stat.
 cpu_line() {
@@ -100,7 +99,7 @@ measure() {
 	fi
 	case $sys/$kind in
 	tcp/bw) v=$(tcp_bw "$@") ;;
-	tcp/lat) v=$(udp_floor) ;;
+	tcp/lat) v=$(udp_lat) ;;
 	*) v=$("${sys}_$kind" "$@") ;;
 	esac
 	if [ "$kind" = bw ]; then
@@ -130,15 +129,6 @@ tcp_bw() {
 	ip netns exec ns2 iperf3 -c 192.168.77.1 -p $port -t $SECS -l "$len" \
 		-P "$par" -f M 2>/dev/null |
 		awk '/receiver/ {v = $(NF - 2)} END {print v}'
-	wait
-}
-
-# The kernel's one-way floor over the veth: 64-byte UDP ping-pong (usec).
-udp_floor() {
-	ip netns exec ns1 "$UDP_PINGPONG" server 19600 &
-	sleep 1
-	ip netns exec ns2 "$UDP_PINGPONG" client 192.168.77.1 19600 5000 |
-		awk '{print $2}'
 	wait
 }
 
@@ -189,7 +179,8 @@ figure() {
 
 main() {
 	local op size
-	[ -x "$UDP_PINGPONG" ] || { echo "no $UDP_PINGPONG (make bench builds it)"; exit 1; }
+	[ -x "$SROCE_TREE/out/bench/udp_pingpong" ] ||
+		{ echo "no out/bench/udp_pingpong (make bench builds it)"; exit 1; }
 	bench_setup || { echo "setup failed"; exit 1; }
 	if ! { ip -n ns1 link set v1 mtu 9000 && ip -n ns2 link set v2 mtu 9000 &&
 		wait_for 10 sh -c "ip netns exec ns1 ibv_devinfo -d fab1 | grep -q 'active_mtu:.*4096'"; }; then

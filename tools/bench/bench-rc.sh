@@ -16,20 +16,6 @@ tcp_bw() {
 	wait
 }
 
-# The kernel's floor for a one-way trip over the same veth: UDP sockets
-# busy-polling 64-byte datagrams (usec).  rxe's lo figure has no such
-# floor: for a peer on its own netdev, rxe hands the packet to its receive
-# path directly, never entering the IP stack.
-udp_lat() {
-	local u=$SROCE_TREE/out/bench/udp_pingpong
-
-	ip netns exec ns1 "$u" server 19600 &
-	sleep 1
-	ip netns exec ns2 "$u" client 192.168.77.1 19600 5000 |
-		awk '{print $2}'
-	wait
-}
-
 set_mtu() {
 	ip -n ns1 link set v1 mtu "$1" && ip -n ns2 link set v2 mtu "$1" &&
 		wait_for 10 sh -c "ip netns exec ns1 ibv_devinfo -d fab1 | grep -q 'active_mtu:.*$2'"

@@ -71,3 +71,18 @@ table_head() {
 	echo "| test                   |      sroce |        rxe | sroce/rxe |"
 	echo "|------------------------|------------|------------|-----------|"
 }
+
+# udp_lat: the kernel's floor for a one-way trip over the veth: UDP
+# sockets busy-polling 64-byte datagrams (usec; out/bench/udp_pingpong,
+# which make bench builds).  rxe's lo figure has no such floor: for a
+# peer on its own netdev, rxe hands the packet to its receive path
+# directly, never entering the IP stack.
+udp_lat() {
+	local u=$SROCE_TREE/out/bench/udp_pingpong
+
+	ip netns exec ns1 "$u" server 19600 &
+	sleep 1
+	ip netns exec ns2 "$u" client 192.168.77.1 19600 5000 |
+		awk '{print $2}'
+	wait
+}
