@@ -243,6 +243,23 @@ sroce_alloc_parent_domain(struct ibv_context *ibctx,
 /* Memory regions                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Our part of an MR, holding @ibpd if it is a parent domain. */
+static struct sroce_mr *sroce_mr_new(struct ibv_pd *ibpd)
+{
+	struct sroce_mr *mr = calloc(1, sizeof(*mr));
+
+	if (mr)
+		mr->parent = sroce_pd_get(ibpd);
+	return mr;
+}
+
+/* ... and its end: the kernel's MR is gone, or was never ours to free. */
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	sroce_pd_put(mr->parent);
+	free(mr);
+}
+
 /*
  * The kernel pins the pages and hands back the keys; ibv_cmd_reg_mr()
  * fills ibv_mr's handle, lkey, rkey and verbs_mr's type and access.
@@ -255,17 +272,14 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 	struct sroce_mr *mr;
 	int ret;
 
-	mr = calloc(1, sizeof(*mr));
+	/* ibv_reg_mr() itself sets mr->pd to what the caller passed. */
+	mr = sroce_mr_new(ibpd);
 	if (!mr)
 		return NULL;
-
-	/* ibv_reg_mr() itself sets mr->pd to what the caller passed. */
-	mr->parent = sroce_pd_get(ibpd);
 	ret = ibv_cmd_reg_mr(sroce_pd_real(ibpd), addr, length, hca_va, access,
 			     &mr->vmr, &cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
-		sroce_pd_put(mr->parent);
-		free(mr);
+		sroce_mr_free(mr);
 		errno = ret;
 		return NULL;
 	}
@@ -274,14 +288,12 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
-	struct sroce_mr *mr = to_smr(vmr);
 	int ret;
 
 	ret = ibv_cmd_dereg_mr(vmr);
 	if (ret)
 		return ret;
-	sroce_pd_put(mr->parent);
-	free(mr);
+	sroce_mr_free(to_smr(vmr));
 	return 0;
 }
 
@@ -294,14 +306,12 @@ static struct ibv_mr *sroce_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 	struct sroce_mr *mr;
 	int ret;
 
-	mr = calloc(1, sizeof(*mr));
+	mr = sroce_mr_new(ibpd);
 	if (!mr)
 		return NULL;
-	mr->parent = sroce_pd_get(ibpd);
 	ret = ibv_cmd_query_mr(sroce_pd_real(ibpd), &mr->vmr, mr_handle);
 	if (ret) {
-		sroce_pd_put(mr->parent);
-		free(mr);
+		sroce_mr_free(mr);
 		errno = ret;
 		return NULL;
 	}
@@ -312,11 +322,7 @@ static struct ibv_mr *sroce_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 
 static void sroce_unimport_mr(struct ibv_mr *ibmr)
 {
-	struct sroce_mr *mr = to_smr(container_of(ibmr, struct verbs_mr,
-						  ibv_mr));
-
-	sroce_pd_put(mr->parent);
-	free(mr);
+	sroce_mr_free(to_smr(container_of(ibmr, struct verbs_mr, ibv_mr)));
 }
 
 /*
