@@ -148,18 +148,42 @@ ratio() {
 		print (a > 0 && b > 0) ? sprintf("%.2fx", a / b) : "n/a" }'
 }
 
+# tcp_key KIND ARGS...: what TCP's figure depends on.  Write, read and
+# send of one size are the same iperf3 run (and every latency row the
+# same UDP floor), so each is measured once per key, not once per row.
+tcp_key() {
+	local key=$1
+	shift 2
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-s | -q) key+=" $1 $2"; shift ;;
+		esac
+		shift
+	done
+	[ "${key%% *}" = lat ] && key=lat
+	echo "$key"
+}
+
 # figure NAME UNIT KIND ARGS...: BENCH_REPEAT rounds of sroce, rxe and
 # TCP; one table row of medians, one CSV line, every run under ALL.
 ALL=
+declare -A TCP_RUNS=()
 figure() {
-	local name=$1 unit=$2 kind=$3 k sys out
+	local name=$1 unit=$2 kind=$3 k sys out key
 	local -A runs=()
 	shift 3
+	key=$(tcp_key "$kind" "$@")
 	for ((k = 0; k < BENCH_REPEAT; k++)); do
 		for sys in sroce rxe tcp; do
+			[ $sys = tcp ] && [ -n "${TCP_RUNS[$key]:-}" ] && continue
 			runs[$sys]+="$(measure $sys "$kind" "$@")"$'\n'
 		done
 	done
+	if [ -n "${TCP_RUNS[$key]:-}" ]; then
+		runs[tcp]=${TCP_RUNS[$key]}
+	else
+		TCP_RUNS[$key]=${runs[tcp]}
+	fi
 	local s r t cs cr ct
 	s=$(field 1 <<<"${runs[sroce]}" | median)
 	r=$(field 1 <<<"${runs[rxe]}" | median)
