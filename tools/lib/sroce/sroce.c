@@ -224,13 +224,15 @@ static const struct verbs_context_ops sroce_ctx_ops = {
  * zeroed, so a kernel that wrote no driver data reads as version 0.
  */
 static int sroce_ctx_check_abi(struct sroce_context *ctx,
-			       const struct sroce_alloc_ucontext_resp *drv)
+			       const struct sroce_alloc_ucontext_resp *drv,
+			       const char *cmd)
 {
 	const char *name = ctx->vctx.context.device->name;
 
 	if (!sroce_abi_known(drv->abi_version)) {
-		sroce_log("%s: alloc_ucontext answered ABI version %u, this libsroce supports %u..%u",
-			  name, drv->abi_version, SROCE_ABI_MIN, SROCE_ABI_MAX);
+		sroce_log("%s: %s answered ABI version %u, this libsroce supports %u..%u",
+			  name, cmd, drv->abi_version, SROCE_ABI_MIN,
+			  SROCE_ABI_MAX);
 		return EPROTONOSUPPORT;
 	}
 	ctx->abi_version = drv->abi_version;
@@ -290,7 +292,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv, sizeof(cmd), &resp.ibv,
 				  sizeof(resp));
 	if (!ret)
-		ret = sroce_ctx_check_abi(ctx, &resp.drv);
+		ret = sroce_ctx_check_abi(ctx, &resp.drv, "alloc_ucontext");
 	return sroce_ctx_ready(ctx, ret);
 }
 
@@ -344,7 +346,7 @@ static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
 	sroce_query_context_block_init(&block, &drv);
 	ret = ibv_cmd_query_context(&ctx->vctx.context, &block.cb);
 	if (!ret)
-		ret = sroce_ctx_check_abi(ctx, &drv);
+		ret = sroce_ctx_check_abi(ctx, &drv, "query_context (import)");
 	return sroce_ctx_ready(ctx, ret);
 }
 
