@@ -31,6 +31,33 @@ static int sroce_data_move(struct sroce_data *d, void *mem, u32 n,
 	return err;
 }
 
+/*
+ * Zero copy: @n bytes of @page at @pgoff become the next fragment of the
+ * packet, with a page reference of their own, so the packet may outlive
+ * the MR (a clone in a qdisc, a deregistration right after the ACK).
+ * The last slot stays free for the pad and ICRC (sroce_tx_seal()).
+ */
+static int sroce_data_attach(struct sroce_data *d, struct page *page,
+			     unsigned int pgoff, u32 n)
+{
+	struct sk_buff *skb = d->skb;
+	int i = skb_shinfo(skb)->nr_frags;
+
+	if (i && skb_can_coalesce(skb, i, page, pgoff)) {
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], n);
+	} else {
+		if (i >= MAX_SKB_FRAGS - 1)
+			return -E2BIG;
+		get_page(page);
+		skb_fill_page_desc(skb, i, page, pgoff, n);
+	}
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	d->off += n;
+	return 0;
+}
+
 /* A fast MR: its page list holds kernel addresses (frmr.c). */
 static int sroce_mr_move_fast(struct sroce_mr *mr, u64 iova, u32 len,
 			      struct sroce_data *d, bool to_mem)
@@ -58,6 +85,9 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 {
 	u64 off;
 
+	/* Kernel memory may be slab or vmalloc: not for page references. */
+	if (d->zc && (to_mem || mr->type != SROCE_MR_USER))
+		return -E2BIG;
 	if (mr->type == SROCE_MR_DMA)
 		return sroce_data_move(d, (void *)(uintptr_t)iova, len, to_mem);
 	if (mr->type == SROCE_MR_FAST)
@@ -76,11 +106,15 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 		if (unlikely(idx >= mr->npages))
 			return -EFAULT;
 		page = mr->pages[idx];
-		kaddr = kmap_local_page(page);
-		err = sroce_data_move(d, kaddr + pgoff, n, to_mem);
-		kunmap_local(kaddr);
-		if (to_mem)
-			flush_dcache_page(page);
+		if (d->zc) {
+			err = sroce_data_attach(d, page, pgoff, n);
+		} else {
+			kaddr = kmap_local_page(page);
+			err = sroce_data_move(d, kaddr + pgoff, n, to_mem);
+			kunmap_local(kaddr);
+			if (to_mem)
+				flush_dcache_page(page);
+		}
 		if (err)
 			return err;
 		off += n;

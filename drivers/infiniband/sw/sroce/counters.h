@@ -17,6 +17,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_DROPPED,		/* no route, no socket, no memory */
 	SROCE_CNT_TX_BUSY,		/* refused locally, sent again later */
 	SROCE_CNT_TX_THROTTLED,		/* held back: too much queued locally */
+	SROCE_CNT_TX_ZEROCOPY,		/* sent with the payload not copied */
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_BYTES,
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */

@@ -49,34 +49,122 @@ void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 }
 
 /*
- * An skb holding the headers of @h and room for @paylen bytes of payload
- * at skb->data + sroce_wire_hdr_len(h->opcode), zero pad included; the
- * caller fills the payload.  Headroom fits Ethernet + IPv6 + UDP; the
- * stack makes more if the route needs it.
+ * An skb holding the headers of @h, with headroom for Ethernet + IPv6 +
+ * UDP (the stack makes more if the route needs it) and @linear more bytes.
  */
-struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
-			       u32 paylen)
+static struct sk_buff *sroce_tx_alloc_hdr(struct sroce_qp *qp,
+					  struct sroce_pkt_hdr *h, u32 paylen,
+					  u32 linear)
 {
 	unsigned int room = LL_RESERVED_SPACE(qp->sdev->ndev) +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 	unsigned int hlen = sroce_wire_hdr_len(h->opcode);
-	u8 pad = sroce_wire_pad(paylen);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(room + hlen + paylen + pad + SROCE_ICRC_BYTES,
-			GFP_ATOMIC | __GFP_NOWARN);
+	skb = alloc_skb(room + hlen + linear, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
-	h->pad = pad;
+	h->pad = sroce_wire_pad(paylen);
 	if (WARN_ON_ONCE(sroce_wire_build(skb_put(skb, hlen), hlen, h) != hlen)) {
 		kfree_skb(skb);
 		return NULL;
 	}
+	return skb;
+}
+
+/*
+ * An skb holding the headers of @h and room for @paylen bytes of payload
+ * at skb->data + sroce_wire_hdr_len(h->opcode), zero pad included; the
+ * caller fills the payload.
+ */
+struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+			       u32 paylen)
+{
+	u32 pad = sroce_wire_pad(paylen);
+	struct sk_buff *skb;
+
+	skb = sroce_tx_alloc_hdr(qp, h, paylen,
+				 paylen + pad + SROCE_ICRC_BYTES);
+	if (!skb)
+		return NULL;
 	skb_put(skb, paylen);
 	if (pad)
 		skb_put_zero(skb, pad);
 	return skb;
+}
+
+/*
+ * Zero copy: payloads of at least this many bytes leave from the memory
+ * region's own pages, attached to the skb as fragments, instead of being
+ * copied into it (and the copy's buffer zeroed first, as Debian's
+ * init_on_alloc does to every kmalloc).  Smaller ones are cheaper copied.
+ */
+#define SROCE_TX_ZC_MIN		512
+
+static bool tx_zerocopy = true;
+module_param(tx_zerocopy, bool, 0644);
+MODULE_PARM_DESC(tx_zerocopy,
+		 "Send payloads from the memory region's pages, not a copy (default Y)");
+
+/*
+ * Should a payload of @paylen bytes go zero copy?  Only toward a netdev
+ * with scatter-gather: elsewhere the stack would linearize it again.
+ */
+bool sroce_tx_zc_wanted(const struct sroce_qp *qp, u32 paylen)
+{
+	return paylen >= SROCE_TX_ZC_MIN && READ_ONCE(tx_zerocopy) &&
+	       (READ_ONCE(qp->sdev->ndev->features) & NETIF_F_SG);
+}
+
+/*
+ * An skb holding only the headers of @h, for a payload of @paylen bytes
+ * that the caller attaches as page fragments (struct sroce_data's zc),
+ * then seals with sroce_tx_seal().
+ */
+struct sk_buff *sroce_tx_alloc_zc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+				  u32 paylen)
+{
+	return sroce_tx_alloc_hdr(qp, h, paylen, 0);
+}
+
+/*
+ * After the payload fragments: the zero pad and the ICRC, in a fragment
+ * of their own (nothing linear may follow fragments).  -ENOMEM, or
+ * -E2BIG when the payload took every fragment slot.
+ */
+int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h)
+{
+	struct skb_shared_info *si = skb_shinfo(skb);
+	unsigned int n = h->pad + SROCE_ICRC_BYTES;
+	void *tail;
+
+	if (si->nr_frags >= MAX_SKB_FRAGS)
+		return -E2BIG;
+	tail = netdev_alloc_frag(n);
+	if (!tail)
+		return -ENOMEM;
+	memset(tail, 0, n);
+	skb_fill_page_desc(skb, si->nr_frags, virt_to_head_page(tail),
+			   tail - page_address(virt_to_head_page(tail)), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	/* The payload is the application's memory: never write it here. */
+	si->flags |= SKBFL_SHARED_FRAG;
+	return 0;
+}
+
+/* Where the ICRC goes: the linear tail, or the sealing fragment's end. */
+static u8 *sroce_tx_icrc_slot(struct sk_buff *skb)
+{
+	struct skb_shared_info *si = skb_shinfo(skb);
+	skb_frag_t *f;
+
+	if (!skb->data_len)
+		return skb_tail_pointer(skb) - SROCE_ICRC_BYTES;
+	f = &si->frags[si->nr_frags - 1];
+	return (u8 *)skb_frag_address(f) + skb_frag_size(f) - SROCE_ICRC_BYTES;
 }
 
 /*
@@ -92,8 +180,7 @@ static void sroce_tx_icrc(struct sk_buff *skb, const u8 *l3,
 	if (WARN_ON_ONCE(sroce_icrc_begin(&ctx, sroce_crc32, l3, l3len, ipv6)))
 		return;
 	sroce_icrc_skb(&ctx, skb, rest, skb->len - rest - SROCE_ICRC_BYTES);
-	sroce_icrc_store(skb_tail_pointer(skb) - SROCE_ICRC_BYTES,
-			 sroce_icrc_final(&ctx));
+	sroce_icrc_store(sroce_tx_icrc_slot(skb), sroce_icrc_final(&ctx));
 }
 
 static struct rtable *sroce_tx_route4_lookup(struct sroce_qp *qp,
@@ -368,14 +455,19 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	struct socket *sock;
 	unsigned int len;
 	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
+	bool zc = skb_is_nonlinear(skb);
 	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
 	int err;
 
 	/* Only the engine's work item uses the cache: reset it from there. */
 	if (test_and_clear_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags))
 		dst_cache_reset(&qp->req.dst_cache);
-	/* Zeroed: if the ICRC were ever not computed, no stale heap leaves. */
-	skb_put_zero(skb, SROCE_ICRC_BYTES);
+	/*
+	 * Zeroed: if the ICRC were ever not computed, no stale heap leaves.
+	 * A zero-copy skb has its room already (sroce_tx_seal()).
+	 */
+	if (!zc)
+		skb_put_zero(skb, SROCE_ICRC_BYTES);
 	len = skb->len;
 	trace_sroce_tx(qp->ibqp.qp_num, skb->data, len);
 	sroce_tx_set_owner(qp, skb);
@@ -403,5 +495,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_PACKETS);
 	sroce_cnt_add(&qp->sdev->cnt, SROCE_CNT_TX_BYTES, len);
+	if (zc)
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_ZEROCOPY);
 	return 0;
 }

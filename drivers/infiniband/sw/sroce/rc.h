@@ -167,6 +167,10 @@ void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 		       u8 opcode, u32 psn);
 struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 			       u32 paylen);
+bool sroce_tx_zc_wanted(const struct sroce_qp *qp, u32 paylen);
+struct sk_buff *sroce_tx_alloc_zc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
+				  u32 paylen);
+int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
 struct sroce_txacct *sroce_txacct_alloc(void);
@@ -188,6 +192,11 @@ struct sroce_data {
 	struct sk_buff *skb;		/* source: payload of a packet */
 	u8 *buf;			/* or a linear buffer */
 	unsigned int off;
+	/*
+	 * From memory only: attach the pages to @skb as fragments instead
+	 * of copying (zero-copy TX); -E2BIG where that cannot be done.
+	 */
+	bool zc;
 };
 
 int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,

@@ -538,6 +538,58 @@ static int sroce_req_payload(struct sroce_qp *qp, struct sroce_swqe *w,
 	return sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false);
 }
 
+/*
+ * The packet with its payload attached from the MR pages (zero copy), or
+ * NULL: then the caller copies, which also reports a bad SGE properly.
+ */
+static struct sk_buff *sroce_req_build_zc(struct sroce_qp *qp,
+					  struct sroce_swqe *w,
+					  struct sroce_pkt_hdr *h, u32 off,
+					  u32 len)
+{
+	struct sroce_data d = { .zc = true };
+	struct sk_buff *skb;
+
+	if (w->inline_data || !sroce_tx_zc_wanted(qp, len))
+		return NULL;
+	skb = sroce_tx_alloc_zc(qp, h, len);
+	if (!skb)
+		return NULL;
+	d.skb = skb;
+	if (sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false) ||
+	    sroce_tx_seal(skb, h)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/*
+ * The packet of @w at byte @off with @len bytes of payload; NULL with
+ * -ENOMEM, or -EIO when the payload cannot be read (the WQE failed).
+ */
+static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
+				       struct sroce_swqe *w,
+				       struct sroce_pkt_hdr *h, u32 off,
+				       u32 len, int *err)
+{
+	struct sk_buff *skb = sroce_req_build_zc(qp, w, h, off, len);
+
+	if (skb)
+		return skb;
+	skb = sroce_tx_alloc(qp, h, len);
+	if (!skb) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (sroce_req_payload(qp, w, skb, off, len)) {
+		kfree_skb(skb);
+		*err = -EIO;
+		return NULL;
+	}
+	return skb;
+}
+
 /* What sroce_req_xmit() sent. */
 struct sroce_req_pkt {
 	u32 psn;
@@ -559,7 +611,7 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	struct sroce_seg seg = { .pos = SROCE_POS_ONLY };
 	struct sroce_pkt_hdr h;
 	struct sk_buff *skb;
-	int opcode;
+	int opcode, err;
 
 	o->psn = sroce_psn_add(w->first_psn, off / mtu);
 	o->npsn = 1;
@@ -585,14 +637,13 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	h.ext = qp->req.sr != SROCE_SR_OFF;
 	o->ackreq = h.ackreq;
 
-	skb = sroce_tx_alloc(qp, &h, o->len);
-	if (!skb) {
+	skb = sroce_req_build(qp, w, &h, off, o->len, &err);
+	if (!skb && err == -ENOMEM) {
 		/* Try again shortly rather than spin. */
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
-	if (sroce_req_payload(qp, w, skb, off, o->len)) {
-		kfree_skb(skb);
+	if (!skb) {
 		w->status = IB_WC_LOC_PROT_ERR;
 		sroce_comp_retire_errors(qp);
 		return -EIO;

@@ -825,11 +825,46 @@ out:
 	consume_skb(skb);
 }
 
+/*
+ * A READ response packet with its @len bytes of data, attached from the
+ * MR pages if @zc (zero copy) or copied; NULL with *err: -ENOMEM, -E2BIG
+ * (not attachable: copy instead), or the access error.
+ */
+static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
+					   struct sroce_pkt_hdr *h, u32 len,
+					   bool zc, int *err)
+{
+	struct sroce_rdout *rd = &qp->resp.rd;
+	struct sroce_data d = { .zc = zc };
+	struct sk_buff *skb;
+
+	skb = zc ? sroce_tx_alloc_zc(qp, h, len) : sroce_tx_alloc(qp, h, len);
+	if (!skb) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (zc)
+		d.skb = skb;
+	else
+		d.buf = skb->data + sroce_wire_hdr_len(h->opcode);
+	/* XRC TGT: the rkey is in the PD of the SRQ the READ named. */
+	*err = sroce_xrc_resp_bind_srqn(qp, rd->xrc_srqn) ?:
+	       sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
+				 false);
+	sroce_xrc_resp_unbind(qp);
+	if (!*err && zc)
+		*err = sroce_tx_seal(skb, h) ? -E2BIG : 0;
+	if (*err) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
 /* The next READ response packet; false if it could not leave now. */
 static bool sroce_resp_read_one(struct sroce_qp *qp)
 {
 	struct sroce_rdout *rd = &qp->resp.rd;
-	struct sroce_data d;
 	struct sroce_pkt_hdr h;
 	struct sroce_seg seg;
 	struct sk_buff *skb;
@@ -851,20 +886,15 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
 	h.msn = qp->resp.msn & SROCE_U24_MAX;
 	h.ext = qp->resp.sr_peer;
-	skb = sroce_tx_alloc(qp, &h, len);
-	if (!skb)
+	skb = sroce_resp_read_skb(qp, &h, len, sroce_tx_zc_wanted(qp, len),
+				  &err);
+	/* Kernel memory, or too many pieces: copy after all. */
+	if (err == -E2BIG)
+		skb = sroce_resp_read_skb(qp, &h, len, false, &err);
+	if (err == -ENOMEM)
 		return false;
-	d.skb = NULL;
-	d.buf = skb->data + sroce_wire_hdr_len(h.opcode);
-	d.off = 0;
-	/* XRC TGT: the rkey is in the PD of the SRQ the READ named. */
-	err = sroce_xrc_resp_bind_srqn(qp, rd->xrc_srqn) ?:
-	      sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
-				false);
-	sroce_xrc_resp_unbind(qp);
 	if (err) {
 		/* The MR (or the XRC SRQ) went away under the READ. */
-		kfree_skb(skb);
 		rd->active = false;
 		sroce_resp_access(qp, rd->psn);
 		return true;
