@@ -8,29 +8,30 @@ set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 RCV=$SROCE_TREE/selftests/verbs/rc_verify
-ZC=/sys/module/sroce/parameters/tx_zerocopy
+PARAMS=/sys/module/sroce/parameters
 
-# zc_total: packets both devices sent with the payload not copied.
-zc_total() {
-	echo $(($(counter ns1 fab1 tx_zerocopy) + $(counter ns2 fab2 tx_zerocopy)))
+# total NAME: counter NAME of both devices, added up.
+total() {
+	echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1")))
 }
 
-# zc_run Y|N: the MTU 4096 run with tx_zerocopy set so; the payloads of
-# WRITEs, SENDs and READ responses leave from the MR pages (Y) or are
-# copied (N), every byte verified either way, and tx_zerocopy moves
-# exactly when it is on.
-zc_run() {
-	local z0 z1
-	echo "$1" >"$ZC" || return 1
-	z0=$(zc_total)
+# knob_run PARAM Y|N COUNTER: the MTU 4096 run with module parameter
+# PARAM set so, every byte verified either way; COUNTER moves exactly
+# when PARAM is on.  tx_zerocopy: WRITE, SEND and READ response payloads
+# leave from the MR pages, or are copied; rx_steer: large packets are
+# placed by the QP's engine on another CPU, or inline where they arrive.
+knob_run() {
+	local c0 c1
+	echo "$2" >"$PARAMS/$1" || return 1
+	c0=$(total "$3")
 	"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 4096 -n 10 -s 200000 ||
 		return 1
-	z1=$(zc_total)
-	echo "tx_zerocopy $1: $z0 -> $z1"
-	if [ "$1" = Y ]; then [ "$z1" -gt "$z0" ]; else [ "$z1" = "$z0" ]; fi
+	c1=$(total "$3")
+	echo "$1=$2: $3 $c0 -> $c1"
+	if [ "$2" = Y ]; then [ "$c1" -gt "$c0" ]; else [ "$c1" = "$c0" ]; fi
 }
 
-tap_plan 12
+tap_plan 14
 topo_sroce_pair
 
 for mtu in 256 1024 4096; do
@@ -42,7 +43,13 @@ tap_check "fab1<->fab2 IPv6, MTU 1024" \
 tap_check "loopback on fab1, MTU 1024" \
 	"$RCV" -d fab1 -g "$G4A" -m 1024 -n 10 -s 200000
 tap_check "zero copy on: payloads from the MR pages, tx_zerocopy counts them" \
-	zc_run Y
-tap_check "zero copy off: payloads copied, tx_zerocopy still" zc_run N
-echo Y >"$ZC"
+	knob_run tx_zerocopy Y tx_zerocopy
+tap_check "zero copy off: payloads copied, tx_zerocopy still" \
+	knob_run tx_zerocopy N tx_zerocopy
+echo Y >"$PARAMS/tx_zerocopy"
+tap_check "receive steering on: large packets placed on another CPU" \
+	knob_run rx_steer Y rx_steered
+tap_check "receive steering off: all placed inline, rx_steered still" \
+	knob_run rx_steer N rx_steered
+echo Y >"$PARAMS/rx_steer"
 tap_done

@@ -22,6 +22,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_BAD_ADDR].name = "rx_bad_addr",
 	[SROCE_CNT_RX_GSI].name = "rx_gsi",
 	[SROCE_CNT_RX_DROPPED].name = "rx_dropped",
+	[SROCE_CNT_RX_STEERED].name = "rx_steered",
 	[SROCE_CNT_RX_DUP_REQ].name = "rx_dup_requests",
 	[SROCE_CNT_RX_OOS_REQ].name = "rx_out_of_sequence",
 	[SROCE_CNT_RX_STALE_RESP].name = "rx_stale_responses",

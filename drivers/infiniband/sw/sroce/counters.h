@@ -28,6 +28,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP, not from its peer */
 	SROCE_CNT_RX_GSI,		/* QP1 (CM) packets */
 	SROCE_CNT_RX_DROPPED,		/* QP not ready, queue full */
+	SROCE_CNT_RX_STEERED,		/* handed to another CPU (engine.c) */
 	SROCE_CNT_RX_DUP_REQ,		/* responder: duplicate requests */
 	SROCE_CNT_RX_OOS_REQ,		/* responder: out of sequence */
 	SROCE_CNT_RX_STALE_RESP,	/* requester: duplicate/ghost responses */

@@ -16,6 +16,9 @@
  *    its budget, for timers and state changes, and for posts by kernel
  *    ULPs (they may hold locks their completion handlers take, so we never
  *    complete work from inside their ib_post_send());
+ *  - for a large received packet, a work item on another CPU than the
+ *    one it arrived on (receive steering, sroce_engine_steer()): the
+ *    home's qp->work, or qp->steer_work on the next CPU;
  *  - never from hard IRQ context.
  *
  * Home CPU: each QP has one, where its work runs and from where its
@@ -320,6 +323,21 @@ static void sroce_engine_work(struct work_struct *work)
 }
 
 /*
+ * A run the receive path steered to another CPU (sroce_engine_steer()):
+ * one away from home, as an inline run is.  Its own work item, so that
+ * what it leaves for the home CPU (a kick of qp->work) is queued there,
+ * not back on the CPU this one is still running on.
+ */
+static void sroce_engine_steer_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, steer_work);
+
+	local_bh_disable();
+	sroce_engine_try(qp, false);
+	local_bh_enable();
+}
+
+/*
  * Stop the engine: after this neither the work nor the timer runs, and
  * they stay quiet until SROCE_ENG_STOPPED is cleared.  The work may arm
  * the timer and the timer queue the work, hence the second round.
@@ -332,9 +350,11 @@ static void sroce_engine_quiesce(struct sroce_qp *qp)
 	del_timer_sync(&qp->req.timer);
 	hrtimer_cancel(&qp->req.backoff);
 	cancel_work_sync(&qp->work);
+	cancel_work_sync(&qp->steer_work);
 	del_timer_sync(&qp->req.timer);
 	hrtimer_cancel(&qp->req.backoff);
 	cancel_work_sync(&qp->work);
+	cancel_work_sync(&qp->steer_work);
 	/* An inline run that began before the bit: let it finish. */
 	while (test_bit(SROCE_ENG_RUNNING, &qp->req.flags))
 		cpu_relax();
@@ -345,6 +365,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	int err;
 
 	INIT_WORK(&qp->work, sroce_engine_work);
+	INIT_WORK(&qp->steer_work, sroce_engine_steer_work);
 	sroce_engine_pick_cpu(qp);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->req.timer, sroce_engine_timer, 0);
@@ -482,6 +503,43 @@ drop:
 	return false;
 }
 
+/*
+ * Receive steering.  veth and lo deliver through the sending CPU's
+ * backlog, so left alone a stream's receiver runs on its sender's CPU,
+ * inline, and one CPU does both ends while the others idle.  A packet
+ * carrying a large payload (what costs: placing it in memory) is
+ * instead handed to the QP's work on another CPU: its home, or, when
+ * the home is this CPU, the next one, where the run moves the home if
+ * the QP is quiet.  Small packets (ping-pongs, ACKs) still run inline,
+ * which costs no wakeup.
+ */
+#define SROCE_STEER_MIN		1024
+
+static bool rx_steer = true;
+module_param(rx_steer, bool, 0644);
+MODULE_PARM_DESC(rx_steer,
+		 "Run a QP's engine for large received packets on another CPU than the one they arrive on (default Y)");
+
+static bool sroce_engine_steer(struct sroce_qp *qp, unsigned int len)
+{
+	struct work_struct *work = &qp->work;
+	int cpu = smp_processor_id();
+	int to = READ_ONCE(qp->req.cpu);
+
+	if (len < SROCE_STEER_MIN || !READ_ONCE(rx_steer) ||
+	    test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
+		return false;
+	if (to == cpu || !cpu_online(to)) {
+		to = cpumask_next_wrap(cpu, cpu_online_mask, cpu, true);
+		work = &qp->steer_work;
+	}
+	if (to >= nr_cpu_ids || to == cpu)
+		return false;
+	queue_work_on(to, sroce_wq, work);
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_STEERED);
+	return true;
+}
+
 void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	if (sroce_engine_take(qp, skb))
@@ -521,6 +579,7 @@ static void sroce_engine_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce)
 {
 	u32 qpn = sroce_be_load24(skb->data + 5);	/* BTH DestQP */
+	unsigned int len = skb->len;
 	struct sroce_qp *qp;
 
 	trace_sroce_rx(qpn, skb->data, skb->len);
@@ -544,7 +603,8 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce)
 		if (ce && !sroce_qp_is_ud(qp) &&
 		    qp->ibqp.qp_type != IB_QPT_UC)
 			set_bit(SROCE_ENG_CE, &qp->req.flags);
-		sroce_engine_poke(qp);
+		if (!sroce_engine_steer(qp, len))
+			sroce_engine_poke(qp);
 	}
 	sroce_qp_put(qp);
 }

@@ -256,6 +256,7 @@ struct sroce_qp {
 
 	/* Engine. */
 	struct work_struct work;
+	struct work_struct steer_work;	/* receive steering (engine.c) */
 	struct sk_buff_head rxq;
 	struct sroce_req req;
 	struct sroce_resp resp;
