@@ -133,6 +133,29 @@ void sroce_engine_error(struct sroce_qp *qp)
 	sroce_qp_set_error(qp, false, 0);
 }
 
+static void sroce_engine_count_rx(struct sroce_dev *sdev,
+				  const struct sk_buff *skb)
+{
+	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
+	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
+}
+
+/*
+ * A packet whose ICRC the receive path left to us (net_rx.c): checked
+ * before anything of it is used; a bad one is dropped and counted.
+ */
+static bool sroce_engine_icrc_ok(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (!sroce_rx_cb(skb)->icrc_later)
+		return true;
+	if (!sroce_rx_icrc_verify(skb)) {
+		sroce_rx_drop(qp->sdev, skb, SROCE_CNT_RX_ICRC_ERR);
+		return false;
+	}
+	sroce_engine_count_rx(qp->sdev, skb);
+	return true;
+}
+
 /*
  * Take packets off rxq: requests go to the responder's queue (they may
  * have to wait behind READ responses), responses to the completer now.
@@ -148,6 +171,8 @@ static bool sroce_engine_rx(struct sroce_qp *qp, int budget)
 		skb = skb_dequeue(&qp->rxq);
 		if (!skb)
 			break;
+		if (!sroce_engine_icrc_ok(qp, skb))
+			continue;
 		/* Checked in softirq already; this cannot fail. */
 		if (sroce_wire_parse(skb->data, skb->len, &h)) {
 			kfree_skb(skb);
@@ -520,13 +545,19 @@ module_param(rx_steer, bool, 0644);
 MODULE_PARM_DESC(rx_steer,
 		 "Run a QP's engine for large received packets on another CPU than the one they arrive on (default Y)");
 
+/* Would a packet of @len bytes (BTH to ICRC) be steered, QP permitting? */
+bool sroce_engine_steers(unsigned int len)
+{
+	return len >= SROCE_STEER_MIN && READ_ONCE(rx_steer);
+}
+
 static bool sroce_engine_steer(struct sroce_qp *qp, unsigned int len)
 {
 	struct work_struct *work = &qp->work;
 	int cpu = smp_processor_id();
 	int to = READ_ONCE(qp->req.cpu);
 
-	if (len < SROCE_STEER_MIN || !READ_ONCE(rx_steer) ||
+	if (!sroce_engine_steers(len) ||
 	    test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
 		return false;
 	if (to == cpu || !cpu_online(to)) {
@@ -583,8 +614,9 @@ void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce)
 	struct sroce_qp *qp;
 
 	trace_sroce_rx(qpn, skb->data, skb->len);
-	sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_PACKETS);
-	sroce_cnt_add(&sdev->cnt, SROCE_CNT_RX_BYTES, skb->len);
+	/* One whose ICRC is still to be checked counts when it passes. */
+	if (!sroce_rx_cb(skb)->icrc_later)
+		sroce_engine_count_rx(sdev, skb);
 	if (qpn == 1)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_GSI);
 	if (qpn == SROCE_MCAST_QPN) {

@@ -258,6 +258,7 @@ void sroce_engine_poke(struct sroce_qp *qp);
 
 /* Called by the receive path (net_rx.c) for a verified packet. */
 void sroce_engine_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool ce);
+bool sroce_engine_steers(unsigned int len);
 /* Queue a verified packet to @qp (mcast.c: one per member); consumes it. */
 void sroce_engine_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 

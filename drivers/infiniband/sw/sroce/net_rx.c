@@ -93,8 +93,33 @@ static bool sroce_rx_icrc_ok(struct sk_buff *skb, unsigned int hlen,
 }
 
 /*
+ * The ICRC of a packet whose check sroce_rx_check() left to the engine,
+ * as it takes the packet off the QP's queue: headers already checked and
+ * linear, the IP and UDP headers still in front of skb->data.
+ */
+bool sroce_rx_icrc_verify(struct sk_buff *skb)
+{
+	return sroce_rx_icrc_ok(skb, sroce_wire_hdr_len(skb->data[0]),
+				skb->protocol == htons(ETH_P_IPV6));
+}
+
+/*
+ * The ICRC of a large RC or XRC packet that the engine will place on
+ * another CPU (receive steering) is checked there, not here: it is as
+ * much work as the placing, and this CPU is often the sender's.
+ */
+static bool sroce_rx_icrc_later(const struct sk_buff *skb)
+{
+	u8 tr = skb->data[0] & SROCE_TR_MASK;
+
+	return (tr == SROCE_TR_RC || tr == SROCE_TR_XRC) &&
+	       sroce_engine_steers(skb->len);
+}
+
+/*
  * Validate the packet; on success skb->data is at the BTH, the headers
- * are linear and skb->len runs to the end of the ICRC.  Returns the
+ * are linear and skb->len runs to the end of the ICRC, whose check may
+ * be left to the engine (sroce_rx_cb(skb)->icrc_later).  Returns the
  * counter to charge on failure, or SROCE_CNT_MAX.
  */
 static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
@@ -111,7 +136,8 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 		return SROCE_CNT_RX_BAD_HDR;
 	if (sroce_wire_parse(skb->data, skb->len, &h))
 		return SROCE_CNT_RX_BAD_HDR;
-	if (!sroce_rx_icrc_ok(skb, hlen, ipv6))
+	sroce_rx_cb(skb)->icrc_later = sroce_rx_icrc_later(skb);
+	if (!sroce_rx_cb(skb)->icrc_later && !sroce_rx_icrc_ok(skb, hlen, ipv6))
 		return SROCE_CNT_RX_ICRC_ERR;
 	/* One partition, the default; either membership type. */
 	if ((h.pkey & 0x7fff) != (SROCE_PKEY_DEFAULT & 0x7fff))
@@ -130,6 +156,18 @@ static bool sroce_rx_ce(struct sk_buff *skb, bool ipv6)
 	u8 ds = ipv6 ? ipv6_get_dsfield(ipv6_hdr(skb)) : ip_hdr(skb)->tos;
 
 	return INET_ECN_is_ce(ds);
+}
+
+/* Drop @skb and charge counter @why, with a log line for damage. */
+void sroce_rx_drop(struct sroce_dev *sdev, struct sk_buff *skb,
+		   enum sroce_counter why)
+{
+	sroce_cnt_inc(&sdev->cnt, why);
+	if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)
+		net_notice_ratelimited("sroce: %s: dropped a packet with %s\n",
+				       dev_name(&sdev->ibdev.dev),
+				       sroce_counter_descs[why].name);
+	kfree_skb(skb);
 }
 
 /* The encap hook's work: always consumes @skb. */
@@ -153,12 +191,7 @@ int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
 			sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
 		sroce_engine_recv(sdev, skb, ce);
 	} else {
-		sroce_cnt_inc(&sdev->cnt, why);
-		if (why == SROCE_CNT_RX_ICRC_ERR || why == SROCE_CNT_RX_BAD_HDR)
-			net_notice_ratelimited("sroce: %s: dropped a packet with %s\n",
-					       dev_name(&sdev->ibdev.dev),
-					       sroce_counter_descs[why].name);
-		kfree_skb(skb);
+		sroce_rx_drop(sdev, skb, why);
 	}
 	ib_device_put(&sdev->ibdev);
 	return 0;

@@ -180,6 +180,20 @@ void sroce_txacct_put(struct sroce_txacct *acct);
 u32 sroce_crc32(u32 crc, const void *p, size_t n);
 
 /* net_rx.c */
+/* What the receive path tells the engine of a packet it queued. */
+struct sroce_rx_cb {
+	bool icrc_later;	/* ICRC not checked yet: the engine does */
+};
+
+static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
+	return (struct sroce_rx_cb *)skb->cb;
+}
+
+bool sroce_rx_icrc_verify(struct sk_buff *skb);
+void sroce_rx_drop(struct sroce_dev *sdev, struct sk_buff *skb,
+		   enum sroce_counter why);
 void sroce_icrc_skb(struct sroce_icrc_ctx *ctx, struct sk_buff *skb,
 		    unsigned int off, unsigned int len);
 
