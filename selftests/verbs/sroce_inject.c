@@ -1479,18 +1479,21 @@ static void case_payload_no_payload_op(struct cx *c)
 	expect(c, C_BAD_HDR, 1);
 }
 
-/* A valid WRITE, sealed, then one bit of it changed (@at from the BTH). */
-static void send_corrupted_write(struct cx *c, long at)
+/*
+ * A valid WRITE of @len bytes, sealed, then one bit of it changed (@at
+ * from the BTH).
+ */
+static void send_corrupted_write(struct cx *c, long at, uint32_t len)
 {
 	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
 	struct pkt p;
 
 	h.rkey = TGT->mr->rkey;
 	h.va = mr_va(TGT, 64);
-	h.dma_len = 128;
+	h.dma_len = len;
 	h.ackreq = true;
 	pkt_init(&p);
-	pkt_roce(&p, &h, c->data, 128);
+	pkt_roce(&p, &h, c->data, len);
 	pkt_seal(&p);
 	if (at >= 0)
 		pkt_bth(&p)[at] ^= 0x01;
@@ -1504,18 +1507,30 @@ static void send_corrupted_write(struct cx *c, long at)
 
 static void case_bad_icrc(struct cx *c)
 {
-	send_corrupted_write(c, SROCE_BTH_BYTES + SROCE_RETH_BYTES + 128);
+	send_corrupted_write(c, SROCE_BTH_BYTES + SROCE_RETH_BYTES + 128, 128);
 }
 
 static void case_icrc_covers_payload(struct cx *c)
 {
-	send_corrupted_write(c, SROCE_BTH_BYTES + SROCE_RETH_BYTES + 77);
+	send_corrupted_write(c, SROCE_BTH_BYTES + SROCE_RETH_BYTES + 77, 128);
+}
+
+/*
+ * 1 KiB or more: the receive path leaves the ICRC to the QP's engine
+ * (receive steering), which must still drop it, and before anything
+ * else of the packet counts: unchecked, it would be NAKed for its
+ * length (over the path MTU) and the QP would fail.
+ */
+static void case_icrc_late(struct cx *c)
+{
+	send_corrupted_write(c, SROCE_BTH_BYTES + SROCE_RETH_BYTES + 700,
+			     sizeof(c->data));
 }
 
 /* IPv4: the Identification; IPv6: the source address. */
 static void case_icrc_covers_ip(struct cx *c)
 {
-	send_corrupted_write(c, -1);
+	send_corrupted_write(c, -1, 128);
 }
 
 /*
@@ -3161,6 +3176,8 @@ static const struct tcase cases[] = {
 	  .fn = case_bad_icrc },
 	{ .name = "icrc_covers_payload", .desc = "payload bit flipped after sealing: rx_icrc_err",
 	  .fn = case_icrc_covers_payload },
+	{ .name = "icrc_late", .desc = "1 KiB WRITE, payload bit flipped: its ICRC, checked by the engine, drops it: rx_icrc_err only",
+	  .fn = case_icrc_late },
 	{ .name = "icrc_covers_ip", .desc = "IP ID (v4) / source (v6) changed after sealing: rx_icrc_err",
 	  .fn = case_icrc_covers_ip },
 	{ .name = "ipv4_options", .desc = "IPv4 header with options (IHL 6), ICRC over them: accepted",
