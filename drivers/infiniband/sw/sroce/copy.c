@@ -85,7 +85,10 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 {
 	u64 off;
 
-	/* Kernel memory may be slab or vmalloc: not for page references. */
+	/*
+	 * Kernel memory may be slab or vmalloc: not for page references.
+	 * -E2BIG, like too many pieces (sroce_data_attach()): copy instead.
+	 */
 	if (d->zc && (to_mem || mr->type != SROCE_MR_USER))
 		return -E2BIG;
 	if (mr->type == SROCE_MR_DMA)

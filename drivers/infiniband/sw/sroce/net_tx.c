@@ -118,25 +118,36 @@ bool sroce_tx_zc_wanted(const struct sroce_qp *qp, u32 paylen)
 }
 
 /*
- * An skb holding only the headers of @h, for a payload of @paylen bytes
- * that the caller attaches as page fragments (struct sroce_data's zc),
- * then seals with sroce_tx_seal().
+ * An skb for @h with @paylen bytes of payload to come through @d: if
+ * @zc, headers only, and the copy functions attach the MR pages as
+ * fragments (struct sroce_data's zc); else the linear room they copy
+ * into.  Either way sroce_tx_data_done() follows the payload.
  */
-struct sk_buff *sroce_tx_alloc_zc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
-				  u32 paylen)
+struct sk_buff *sroce_tx_alloc_data(struct sroce_qp *qp,
+				    struct sroce_pkt_hdr *h, u32 paylen,
+				    bool zc, struct sroce_data *d)
 {
-	return sroce_tx_alloc_hdr(qp, h, paylen, 0);
+	struct sk_buff *skb;
+
+	skb = zc ? sroce_tx_alloc_hdr(qp, h, paylen, 0) :
+		   sroce_tx_alloc(qp, h, paylen);
+	*d = (struct sroce_data){ .zc = zc };
+	if (skb && zc)
+		d->skb = skb;
+	else if (skb)
+		d->buf = skb->data + sroce_wire_hdr_len(h->opcode);
+	return skb;
 }
 
 /*
  * After the payload fragments: the zero pad and the ICRC, in a fragment
- * of their own (nothing linear may follow fragments).  -ENOMEM, or
- * -E2BIG when the payload took every fragment slot.
+ * of their own (nothing linear may follow fragments).
  */
-int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h)
+static int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h)
 {
 	struct skb_shared_info *si = skb_shinfo(skb);
 	unsigned int n = h->pad + SROCE_ICRC_BYTES;
+	struct page *page;
 	void *tail;
 
 	if (si->nr_frags >= MAX_SKB_FRAGS)
@@ -145,14 +156,27 @@ int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h)
 	if (!tail)
 		return -ENOMEM;
 	memset(tail, 0, n);
-	skb_fill_page_desc(skb, si->nr_frags, virt_to_head_page(tail),
-			   tail - page_address(virt_to_head_page(tail)), n);
+	page = virt_to_head_page(tail);
+	skb_fill_page_desc(skb, si->nr_frags, page, tail - page_address(page),
+			   n);
 	skb->len += n;
 	skb->data_len += n;
 	skb->truesize += n;
 	/* The payload is the application's memory: never write it here. */
 	si->flags |= SKBFL_SHARED_FRAG;
 	return 0;
+}
+
+/*
+ * The payload is in: seal a zero-copy skb.  -E2BIG if that failed (no
+ * slot or no memory for the seal): the caller copies instead.
+ */
+int sroce_tx_data_done(struct sk_buff *skb, const struct sroce_pkt_hdr *h,
+		       const struct sroce_data *d)
+{
+	if (!d->zc)
+		return 0;
+	return sroce_tx_seal(skb, h) ? -E2BIG : 0;
 }
 
 /* Where the ICRC goes: the linear tail, or the sealing fragment's end. */

@@ -167,10 +167,13 @@ void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 		       u8 opcode, u32 psn);
 struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 			       u32 paylen);
+struct sroce_data;
 bool sroce_tx_zc_wanted(const struct sroce_qp *qp, u32 paylen);
-struct sk_buff *sroce_tx_alloc_zc(struct sroce_qp *qp, struct sroce_pkt_hdr *h,
-				  u32 paylen);
-int sroce_tx_seal(struct sk_buff *skb, const struct sroce_pkt_hdr *h);
+struct sk_buff *sroce_tx_alloc_data(struct sroce_qp *qp,
+				    struct sroce_pkt_hdr *h, u32 paylen,
+				    bool zc, struct sroce_data *d);
+int sroce_tx_data_done(struct sk_buff *skb, const struct sroce_pkt_hdr *h,
+		       const struct sroce_data *d);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
 struct sroce_txacct *sroce_txacct_alloc(void);

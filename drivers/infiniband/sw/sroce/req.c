@@ -523,68 +523,40 @@ static void sroce_req_fill(struct sroce_qp *qp, struct sroce_swqe *w,
 }
 
 static int sroce_req_payload(struct sroce_qp *qp, struct sroce_swqe *w,
-			     struct sk_buff *skb, u32 off, u32 len)
+			     struct sroce_data *d, u32 off, u32 len)
 {
-	struct sroce_data d = {
-		.buf = skb->data + sroce_wire_hdr_len(skb->data[0]),
-	};
-
 	if (!len)
 		return 0;
+	/* Never zero copy: the bytes are in our copy of the WQE. */
 	if (w->inline_data) {
-		memcpy(d.buf, w->inline_data + off, len);
+		memcpy(d->buf, w->inline_data + off, len);
 		return 0;
 	}
-	return sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false);
+	return sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, d, false);
 }
 
 /*
- * The packet with its payload attached from the MR pages (zero copy), or
- * NULL: then the caller copies, which also reports a bad SGE properly.
- */
-static struct sk_buff *sroce_req_build_zc(struct sroce_qp *qp,
-					  struct sroce_swqe *w,
-					  struct sroce_pkt_hdr *h, u32 off,
-					  u32 len)
-{
-	struct sroce_data d = { .zc = true };
-	struct sk_buff *skb;
-
-	if (w->inline_data || !sroce_tx_zc_wanted(qp, len))
-		return NULL;
-	skb = sroce_tx_alloc_zc(qp, h, len);
-	if (!skb)
-		return NULL;
-	d.skb = skb;
-	if (sroce_copy_sgl(qp, w->sge, w->num_sge, off, len, &d, false) ||
-	    sroce_tx_seal(skb, h)) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	return skb;
-}
-
-/*
- * The packet of @w at byte @off with @len bytes of payload; NULL with
- * -ENOMEM, or -EIO when the payload cannot be read (the WQE failed).
+ * The packet of @w at byte @off with @len bytes of payload, attached from
+ * the MR pages if @zc (zero copy) or copied; NULL with *err: -ENOMEM,
+ * -E2BIG (not attachable: copy instead), or the payload's access error.
  */
 static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 				       struct sroce_swqe *w,
 				       struct sroce_pkt_hdr *h, u32 off,
-				       u32 len, int *err)
+				       u32 len, bool zc, int *err)
 {
-	struct sk_buff *skb = sroce_req_build_zc(qp, w, h, off, len);
+	struct sroce_data d;
+	struct sk_buff *skb;
 
-	if (skb)
-		return skb;
-	skb = sroce_tx_alloc(qp, h, len);
+	skb = sroce_tx_alloc_data(qp, h, len, zc, &d);
 	if (!skb) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (sroce_req_payload(qp, w, skb, off, len)) {
+	*err = sroce_req_payload(qp, w, &d, off, len) ?:
+	       sroce_tx_data_done(skb, h, &d);
+	if (*err) {
 		kfree_skb(skb);
-		*err = -EIO;
 		return NULL;
 	}
 	return skb;
@@ -637,13 +609,18 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	h.ext = qp->req.sr != SROCE_SR_OFF;
 	o->ackreq = h.ackreq;
 
-	skb = sroce_req_build(qp, w, &h, off, o->len, &err);
-	if (!skb && err == -ENOMEM) {
+	skb = sroce_req_build(qp, w, &h, off, o->len,
+			      !w->inline_data && sroce_tx_zc_wanted(qp, o->len),
+			      &err);
+	/* Kernel memory, or too many pieces: copy after all. */
+	if (err == -E2BIG)
+		skb = sroce_req_build(qp, w, &h, off, o->len, false, &err);
+	if (err == -ENOMEM) {
 		/* Try again shortly rather than spin. */
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
-	if (!skb) {
+	if (err) {
 		w->status = IB_WC_LOC_PROT_ERR;
 		sroce_comp_retire_errors(qp);
 		return -EIO;

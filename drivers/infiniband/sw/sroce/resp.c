@@ -835,25 +835,21 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					   bool zc, int *err)
 {
 	struct sroce_rdout *rd = &qp->resp.rd;
-	struct sroce_data d = { .zc = zc };
+	struct sroce_data d;
 	struct sk_buff *skb;
 
-	skb = zc ? sroce_tx_alloc_zc(qp, h, len) : sroce_tx_alloc(qp, h, len);
+	skb = sroce_tx_alloc_data(qp, h, len, zc, &d);
 	if (!skb) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (zc)
-		d.skb = skb;
-	else
-		d.buf = skb->data + sroce_wire_hdr_len(h->opcode);
 	/* XRC TGT: the rkey is in the PD of the SRQ the READ named. */
 	*err = sroce_xrc_resp_bind_srqn(qp, rd->xrc_srqn) ?:
 	       sroce_copy_remote(qp, rd->rkey, rd->va + rd->off, len, &d,
 				 false);
 	sroce_xrc_resp_unbind(qp);
-	if (!*err && zc)
-		*err = sroce_tx_seal(skb, h) ? -E2BIG : 0;
+	if (!*err)
+		*err = sroce_tx_data_done(skb, h, &d);
 	if (*err) {
 		kfree_skb(skb);
 		return NULL;
