@@ -444,6 +444,12 @@ counter() {
 		awk -v n="$3" '$1 == n || $1 == "drv_" n { print $2; exit }'
 }
 
+# pair_counter NAME: counter NAME of topo_sroce_pair's fab1 and fab2,
+# added up.
+pair_counter() {
+	echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1")))
+}
+
 # counter_snap NS DEV FILE: all of DEV's counters, "name value" lines.
 counter_snap() {
 	in_ns "$1" rdma statistic show link "$2/1" |

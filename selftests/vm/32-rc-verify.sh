@@ -10,11 +10,6 @@ set -u
 RCV=$SROCE_TREE/selftests/verbs/rc_verify
 PARAMS=/sys/module/sroce/parameters
 
-# total NAME: counter NAME of both devices, added up.
-total() {
-	echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1")))
-}
-
 # knob_run PARAM Y|N COUNTER: the MTU 4096 run with module parameter
 # PARAM set so, every byte verified either way; COUNTER moves exactly
 # when PARAM is on.  tx_zerocopy: WRITE, SEND and READ response payloads
@@ -23,10 +18,10 @@ total() {
 knob_run() {
 	local c0 c1
 	echo "$2" >"$PARAMS/$1" || return 1
-	c0=$(total "$3")
+	c0=$(pair_counter "$3")
 	"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 4096 -n 10 -s 200000 ||
 		return 1
-	c1=$(total "$3")
+	c1=$(pair_counter "$3")
 	echo "$1=$2: $3 $c0 -> $c1"
 	if [ "$2" = Y ]; then [ "$c1" -gt "$c0" ]; else [ "$c1" = "$c0" ]; fi
 }

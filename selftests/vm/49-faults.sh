@@ -91,10 +91,9 @@ cm() {
 }
 
 # grew NAME BEFORE: counter NAME of fab1 plus fab2 is above BEFORE.
-sum() { echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1"))); }
 grew() {
 	local now
-	now=$(sum "$1")
+	now=$(pair_counter "$1")
 	[ "$now" -gt "$2" ] && return 0
 	echo "$1 stayed at $now"
 	return 1
@@ -107,7 +106,7 @@ case_run() {
 	local name=$1 counter=$2 size=$3 n=40 before=0
 	shift 3
 	[ "$size" -ge 65536 ] || n=200
-	[ "$counter" = - ] || before=$(sum "$counter")
+	[ "$counter" = - ] || before=$(pair_counter "$counter")
 	tap_check "$name: netem $*" fault "$@"
 	tap_check "$name: RC, $n x $size B, every byte checked" rc "$name" "$n" "$size"
 	tap_check "$name: UD, 1000 x 1 KiB, none altered" ud "$name"
@@ -124,7 +123,7 @@ _during() {
 	shift
 	rc "$name" 1000 &
 	pid=$!
-	until [ "$(sum acks_received)" -gt "$ACKS0" ] || [ "$t" -ge 100 ]; do
+	until [ "$(pair_counter acks_received)" -gt "$ACKS0" ] || [ "$t" -ge 100 ]; do
 		sleep 0.1
 		t=$((t + 1))
 	done
@@ -175,11 +174,11 @@ case_run "loss 10%" retransmits 4096 loss 10%
 case_run "duplicate 5%" rx_dup_requests 65536 duplicate 5%
 case_run "reorder 25%" rx_out_of_sequence 65536 delay 10ms reorder 25% 50%
 case_run "corrupt 1%" rx_icrc_err 65536 corrupt 1%
-ACKS0=$(sum acks_received)
+ACKS0=$(pair_counter acks_received)
 tap_check "link flap (0.3 s) mid-transfer: RC completes, or ends with retries exceeded" \
 	_flap_ok
 tap_check "after the flap: port active" wait_for 10 port_active
-ACKS0=$(sum acks_received)
+ACKS0=$(pair_counter acks_received)
 tap_check "MTU 1500 -> 9000 -> 1500 mid-transfer: RC completes" \
 	_during mtu mtu_swing
 tap_check "afterwards, no fault: RC" rc clean
