@@ -46,6 +46,118 @@ static void test_full(void)
 	is(sroce_sack_bytes(&s), 4 + 8 * 8, "68 bytes on the wire");
 }
 
+
+/* A map of @n single PSNs at 100, 102, 104, ... after expected PSN 99. */
+static void map_spaced(struct sroce_sack_map *m, unsigned int n)
+{
+	unsigned int i;
+
+	sroce_sack_map_init(m);
+	for (i = 0; i < n; i++)
+		sroce_sack_map_add(m, 99, 100 + 2 * i, 1);
+}
+
+static void test_map_add(void)
+{
+	struct sroce_sack_map m;
+	struct sroce_sack s;
+
+	sroce_sack_map_init(&m);
+	ok(sroce_sack_map_add(&m, 9, 20, 1) && sroce_sack_map_add(&m, 9, 12, 2) &&
+	   m.n == 2 && m.r[0].start == 12 && m.r[1].start == 20,
+	   "ranges are kept in PSN order");
+	ok(sroce_sack_map_add(&m, 9, 14, 1) && m.n == 2 && m.r[0].len == 3,
+	   "a PSN touching a range extends it");
+	ok(sroce_sack_map_add(&m, 9, 15, 5) && m.n == 1 && m.r[0].start == 12 &&
+	   m.r[0].len == 9, "one that fills a gap joins both sides");
+	ok(sroce_sack_map_add(&m, 9, 13, 2) && m.n == 1 && m.r[0].len == 9,
+	   "one already held changes nothing");
+	ok(sroce_sack_map_add(&m, 9, 10, 30) && m.n == 1 && m.r[0].start == 10 &&
+	   m.r[0].len == 30, "a READ's span over it covers the union");
+	ok(!sroce_sack_map_add(&m, 9, 9, 1) && !sroce_sack_map_add(&m, 9, 5, 1),
+	   "the expected PSN and those before it are refused");
+	ok(!sroce_sack_map_add(&m, 9, 50, 0) &&
+	   !sroce_sack_map_add(&m, 9, 0x1000000, 1) &&
+	   !sroce_sack_map_add(&m, 9, 9 + SROCE_PSN_HALF, 1) &&
+	   !sroce_sack_map_add(&m, 9, 50, SROCE_PSN_HALF), "bad ranges are refused");
+	is(m.n, 1, "and leave the map as it was");
+	sroce_sack_map_init(&m);
+	ok(sroce_sack_map_add(&m, 0xfffff0, 0xfffffe, 2) &&
+	   sroce_sack_map_add(&m, 0xfffff0, 0, 1) && m.n == 1 && m.r[0].len == 3,
+	   "ranges join across the PSN wrap");
+	map_spaced(&m, SROCE_SACK_MAP_MAX);
+	is(m.n, SROCE_SACK_MAP_MAX, "64 ranges fit");
+	ok(!sroce_sack_map_add(&m, 99, 1000, 1), "a 65th is refused");
+	ok(sroce_sack_map_add(&m, 99, 101, 1) && m.n == SROCE_SACK_MAP_MAX - 1,
+	   "but a PSN that joins two still goes in");
+	/* The expected PSN moves: what it passed goes, a range it cuts shrinks. */
+	map_spaced(&m, 3);			/* 100, 102, 104 */
+	sroce_sack_map_add(&m, 99, 105, 3);	/* 104..107 */
+	sroce_sack_map_pick(&m, 104, &s);
+	ok(s.n == 1 && s.blk[0].start == 105 && s.blk[0].len == 3 && m.n == 1,
+	   "ranges up to the expected PSN are forgotten, one across it cut");
+}
+
+/* Is PSN @psn said by @s? */
+static bool said(const struct sroce_sack *s, uint32_t psn)
+{
+	return sroce_sack_covers(s, psn, 1);
+}
+
+static void test_map_pick(void)
+{
+	uint8_t buf[SROCE_SACK_MAX_BYTES];
+	struct sroce_sack_map m;
+	struct sroce_sack s, r;
+	unsigned int i, j, seen[40] = { 0 }, rounds;
+	bool all;
+
+	map_spaced(&m, 5);
+	sroce_sack_map_pick(&m, 99, &s);
+	ok(s.n == 5 && s.blk[0].start == 100 && s.blk[4].start == 108,
+	   "up to eight ranges: all of them, in order");
+	map_spaced(&m, 40);
+	sroce_sack_map_pick(&m, 99, &s);
+	ok(s.n == SROCE_SACK_BLOCKS_MAX && said(&s, 100 + 2 * 39),
+	   "forty ranges: eight said, the highest among them");
+	r.n = 0;
+	if (sroce_sack_put(buf, sizeof(buf), &s))
+		sroce_sack_get(buf, sroce_sack_bytes(&s), 98, &r);
+	ok(r.n == s.n, "and they go on the wire as they are");
+	/* Nothing changed since: the rotation goes through the rest. */
+	for (rounds = 0; rounds < 10; rounds++) {
+		sroce_sack_map_pick(&m, 99, &s);
+		ok(s.n == SROCE_SACK_BLOCKS_MAX && said(&s, 178),
+		   "every SACK says the highest range");
+		for (i = 0; i < 40; i++)
+			seen[i] += said(&s, 100 + 2 * i);
+	}
+	for (all = true, i = 0; i < 39; i++)
+		all &= seen[i] >= 1;
+	ok(all, "ten SACKs said each of the other 39 at least once");
+	for (i = 0, j = 0; i < 39; i++)
+		j = seen[i] > j ? seen[i] : j;
+	ok(j <= 3, "and none more than three times (rotation, not repetition)");
+	/* A change is said in the next SACK. */
+	sroce_sack_map_add(&m, 99, 141, 1);	/* joins 140 and 142 */
+	sroce_sack_map_add(&m, 99, 111, 1);	/* joins 110 and 112 */
+	sroce_sack_map_pick(&m, 99, &s);
+	ok(said(&s, 110) && said(&s, 112) && said(&s, 140) && said(&s, 142),
+	   "ranges that changed are said at once");
+	for (i = 0; i < 10; i++) {
+		sroce_sack_map_pick(&m, 99, &s);
+		if (!sroce_sack_map_add(&m, 99, 200 + 2 * i, 1))
+			break;
+		sroce_sack_map_pick(&m, 99, &s);
+		if (!said(&s, 200 + 2 * i))
+			break;
+	}
+	is(i, 10, "each new highest range is said in the next SACK");
+	sroce_sack_map_init(&m);
+	sroce_sack_map_pick(&m, 99, &s);
+	is(s.n, 0, "nothing held: no block");
+}
+
 static void test_roundtrip(void)
 {
 	uint8_t buf[SROCE_SACK_MAX_BYTES + 8];
@@ -191,6 +303,8 @@ int main(void)
 	tap_start();
 	test_add();
 	test_full();
+	test_map_add();
+	test_map_pick();
 	test_roundtrip();
 	test_hostile();
 	test_rack();

@@ -89,6 +89,10 @@ int main(int argc, char **argv)
 	put(argv[1], "fuzz_sack", "two", (const uint8_t *)"\x00\x00\x64"
 	    "\x01\x02\x00\x00\x00\x00\x00\x6e\x00\x00\x00\x02"
 	    "\x00\x00\x00\x78\x00\x00\x00\x02", 23);
+	/* Near the wrap: hold three ranges, pick, move on, pick. */
+	put(argv[1], "fuzz_sackmap", "three", (const uint8_t *)"\xff\xff\xf0"
+	    "\x00\x00\x05\x02\x00\x00\x09\x01\x00\x00\x20\x04"
+	    "\x02\x00\x00\x00\x01\x00\x00\x07\x02\x00\x00\x00", 31);
 	/* Two ACKs 10 ms apart, 100 packets each, 10 ms RTT. */
 	put(argv[1], "fuzz_cc", "two", (const uint8_t *)
 	    "\x00\x64\x00\x98\x96\x80\x00\x00\x00\x98\x96\x80\x01"

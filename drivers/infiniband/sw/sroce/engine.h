@@ -17,6 +17,7 @@
 #include "proto/req.h"
 #include "proto/cc.h"
 #include "proto/dcqcn.h"
+#include "proto/sack.h"
 
 struct sroce_qp;
 struct sroce_dev;
@@ -231,6 +232,7 @@ struct sroce_resp {
 	struct sk_buff_head ofo;
 	u32 ofo_bytes;			/* their truesize */
 	u32 ofo_unacked;		/* held since the last ACK */
+	struct sroce_sack_map held;	/* the PSNs ofo holds, for SACKs */
 	/* Responder resources: the last max_dest_rd_atomic READ/ATOMICs. */
 	struct sroce_res *res;
 	u32 nres;

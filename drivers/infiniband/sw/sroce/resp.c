@@ -45,6 +45,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 
 	skb_queue_head_init(&resp->pending);
 	skb_queue_head_init(&resp->ofo);
+	sroce_sack_map_init(&resp->held);
 	resp->rwqe = kmalloc(qp->rq.stride, GFP_KERNEL);
 	resp->nres = SROCE_MAX_RD_ATOMIC;
 	resp->res = kcalloc(resp->nres, sizeof(*resp->res), GFP_KERNEL);

@@ -470,6 +470,7 @@ void sroce_sr_resp_purge(struct sroce_qp *qp)
 	atomic_long_sub(resp->ofo_bytes, &qp->sdev->ofo_bytes);
 	resp->ofo_bytes = 0;
 	resp->ofo_unacked = 0;
+	sroce_sack_map_init(&resp->held);
 }
 
 void sroce_sr_resp_reset(struct sroce_qp *qp)
@@ -492,6 +493,12 @@ static bool sroce_sr_resp_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	resp->ofo_bytes += skb->truesize;
 	return true;
+}
+
+static void sroce_sr_resp_uncharge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	qp->resp.ofo_bytes -= skb->truesize;
+	atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
 }
 
 /* RTR: whether we may accept, fixed for the connection. */
@@ -543,13 +550,16 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		if (sroce_psn_before(at, h->psn))
 			break;
 	}
-	if (!sroce_sr_resp_charge(qp, skb)) {
-		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
-		return false;
-	}
+	if (!sroce_sr_resp_charge(qp, skb))
+		goto refuse;
 	cb = sroce_ofo_cb(skb);
 	cb->psn = h->psn;
 	cb->npsn = sroce_sr_npsn(qp, h);
+	/* A SACK may only ever say what is held. */
+	if (!sroce_sack_map_add(&resp->held, resp->epsn, cb->psn, cb->npsn)) {
+		sroce_sr_resp_uncharge(qp, skb);
+		goto refuse;
+	}
 	/* After pos, or first when the walk ran off the head. */
 	__skb_queue_after(&resp->ofo, pos, skb);
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_QUEUED);
@@ -564,13 +574,15 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 	    h->psn)
 		resp->ack_due = true;
 	return true;
+refuse:
+	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
+	return false;
 }
 
 static void sroce_sr_resp_unlink(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	__skb_unlink(skb, &qp->resp.ofo);
-	qp->resp.ofo_bytes -= skb->truesize;
-	atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
+	sroce_sr_resp_uncharge(qp, skb);
 }
 
 /*
@@ -601,22 +613,17 @@ void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * The blocks for the next ACK: what is held beyond the gap, lowest PSNs
- * first.  A held request at the expected PSN (the run ran out of budget
- * before it) or behind it is not beyond a gap: the ACK covers it soon.
+ * The blocks for the next ACK, from the map of what is held beyond the
+ * gap (proto/sack.h says which eight of how many).  A held request at
+ * the expected PSN (the run ran out of budget before it) is not beyond a
+ * gap: the ACK covers it soon.
  */
 void sroce_sr_resp_sack(struct sroce_qp *qp, struct sroce_sack *s)
 {
-	u32 epsn = qp->resp.epsn;
-	struct sk_buff *skb;
-
-	sroce_sack_init(s);
-	skb_queue_walk(&qp->resp.ofo, skb) {
-		struct sroce_ofo_cb *cb = sroce_ofo_cb(skb);
-
-		if (!sroce_psn_after(cb->psn, epsn))
-			continue;
-		if (!sroce_sack_add(s, cb->psn, cb->npsn))
-			break;
+	if (skb_queue_empty(&qp->resp.ofo)) {
+		sroce_sack_init(s);
+		sroce_sack_map_init(&qp->resp.held);
+		return;
 	}
+	sroce_sack_map_pick(&qp->resp.held, qp->resp.epsn, s);
 }

@@ -133,6 +133,132 @@ uint32_t sroce_sack_end(const struct sroce_sack *s)
 	return sroce_psn_add(b->start, b->len);
 }
 
+void sroce_sack_map_init(struct sroce_sack_map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+/* PSNs up to and including @epsn are no longer beyond a gap: forget. */
+static void sroce_sack_map_trim(struct sroce_sack_map *m, uint32_t epsn)
+{
+	uint32_t floor = sroce_psn_add(epsn, 1), i = 0, end;
+
+	while (i < m->n) {
+		struct sroce_sack_range *r = &m->r[i];
+
+		end = sroce_psn_add(r->start, r->len);
+		if (!sroce_psn_before(r->start, floor))
+			break;
+		if (sroce_psn_after(end, floor)) {
+			r->len = sroce_psn_sub(end, floor);
+			r->start = floor;
+			break;
+		}
+		i++;
+	}
+	if (!i)
+		return;
+	m->n -= i;
+	memmove(m->r, m->r + i, m->n * sizeof(m->r[0]));
+}
+
+/*
+ * PSNs [@psn, @psn + @npsn) are held, all after @epsn and within half the
+ * PSN space of it.  They join every range they overlap or touch.  False,
+ * the map unchanged, if the range is bad or would need a 65th range.
+ */
+bool sroce_sack_map_add(struct sroce_sack_map *m, uint32_t epsn,
+			uint32_t psn, uint32_t npsn)
+{
+	uint32_t a = sroce_psn_sub(psn, epsn), b, i, j, s, e;
+
+	if (psn > SROCE_PSN_MASK || !npsn || !a || a >= SROCE_PSN_HALF ||
+	    npsn >= SROCE_PSN_HALF - a)
+		return false;
+	sroce_sack_map_trim(m, epsn);
+	b = a + npsn;
+	/* The first range that ends at or after the new one begins. */
+	for (i = 0; i < m->n; i++)
+		if (sroce_psn_sub(m->r[i].start, epsn) + m->r[i].len >= a)
+			break;
+	/* Those it overlaps or touches: [i, j). */
+	for (j = i; j < m->n; j++)
+		if (sroce_psn_sub(m->r[j].start, epsn) > b)
+			break;
+	if (i == j) {
+		if (m->n == SROCE_SACK_MAP_MAX)
+			return false;
+		memmove(m->r + i + 1, m->r + i, (m->n - i) * sizeof(m->r[0]));
+		m->n++;
+		m->r[i].start = psn;
+		m->r[i].len = npsn;
+		m->r[i].dirty = true;
+		return true;
+	}
+	s = sroce_psn_sub(m->r[i].start, epsn);
+	e = sroce_psn_sub(m->r[j - 1].start, epsn) + m->r[j - 1].len;
+	s = s < a ? s : a;
+	e = e > b ? e : b;
+	m->r[i].start = sroce_psn_add(epsn, s);
+	m->r[i].len = e - s;
+	m->r[i].dirty = true;
+	memmove(m->r + i + 1, m->r + j, (m->n - j) * sizeof(m->r[0]));
+	m->n -= j - i - 1;
+	return true;
+}
+
+/* The rotation's first candidate: the lowest range at or after turn. */
+static uint32_t sroce_sack_map_from(const struct sroce_sack_map *m,
+				    uint32_t epsn)
+{
+	uint32_t t = sroce_psn_sub(m->turn, epsn), i;
+
+	if (t >= SROCE_PSN_HALF)
+		return 0;
+	for (i = 0; i < m->n; i++)
+		if (sroce_psn_sub(m->r[i].start, epsn) >= t)
+			return i;
+	return 0;
+}
+
+/* Choose the blocks of the next SACK (see struct sroce_sack_map). */
+void sroce_sack_map_pick(struct sroce_sack_map *m, uint32_t epsn,
+			 struct sroce_sack *s)
+{
+	bool take[SROCE_SACK_MAP_MAX] = { false };
+	uint32_t k = 1, i, at, step, rest;
+
+	sroce_sack_init(s);
+	sroce_sack_map_trim(m, epsn);
+	if (!m->n)
+		return;
+	rest = m->n - 1;
+	take[rest] = true;
+	for (i = 0; i < rest && k < SROCE_SACK_BLOCKS_MAX; i++)
+		if (m->r[i].dirty) {
+			take[i] = true;
+			k++;
+		}
+	at = sroce_sack_map_from(m, epsn);
+	if (at >= rest)
+		at = 0;
+	for (step = 0; step < rest && k < SROCE_SACK_BLOCKS_MAX; step++) {
+		if (!take[at]) {
+			take[at] = true;
+			k++;
+		}
+		at = at + 1 < rest ? at + 1 : 0;
+	}
+	if (rest)
+		m->turn = m->r[at].start;
+	for (i = 0; i < m->n; i++) {
+		if (!take[i])
+			continue;
+		m->r[i].dirty = false;
+		sroce_sack_add(s, m->r[i].start, m->r[i].len);
+	}
+}
+
 bool sroce_rack_lost(uint64_t now, uint64_t xmit, uint64_t rack_xmit,
 		     uint64_t rack_rtt, uint64_t reo_wnd)
 {

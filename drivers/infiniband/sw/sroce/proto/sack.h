@@ -38,6 +38,40 @@ struct sroce_sack {
 	struct sroce_sack_block blk[SROCE_SACK_BLOCKS_MAX];
 };
 
+/*
+ * What a responder holds beyond the gap, as maximal PSN ranges in
+ * ascending order after the expected PSN, kept up to date as requests
+ * are held: a SACK is then built without walking the held queue, and
+ * the map knows which ranges changed since the last SACK.  On a long
+ * lossy path dozens of ranges are open at once, and an ACK has room for
+ * eight.  The lowest eight alone would hide every packet beyond them:
+ * the requester would count them in flight, stall on its window and
+ * underrate the path.  So a SACK says the highest range (the newest
+ * arrivals, which RACK measures the holes below against), then the
+ * ranges that changed since the last SACK, lowest first, then others in
+ * turn, so that each is said soon and said again if an ACK was lost.
+ * The requester remembers what it was told.  Ranges never touch.
+ */
+#define SROCE_SACK_MAP_MAX	64
+
+struct sroce_sack_range {
+	uint32_t start;
+	uint32_t len;
+	bool dirty;		/* changed since a SACK last said it */
+};
+
+struct sroce_sack_map {
+	uint32_t n;
+	uint32_t turn;		/* PSN from which the rotation goes on */
+	struct sroce_sack_range r[SROCE_SACK_MAP_MAX];
+};
+
+void sroce_sack_map_init(struct sroce_sack_map *m);
+bool sroce_sack_map_add(struct sroce_sack_map *m, uint32_t epsn,
+			uint32_t psn, uint32_t npsn);
+void sroce_sack_map_pick(struct sroce_sack_map *m, uint32_t epsn,
+			 struct sroce_sack *s);
+
 void sroce_sack_init(struct sroce_sack *s);
 bool sroce_sack_add(struct sroce_sack *s, uint32_t psn, uint32_t npsn);
 size_t sroce_sack_bytes(const struct sroce_sack *s);
