@@ -76,6 +76,62 @@ static void test_rules(void)
 }
 
 /*
+ * PROBE_RTT: once the minimum RTT is ten seconds old, half the BDP in
+ * flight for 200 ms shows the bare path, then the window comes back.
+ */
+static void test_probe_rtt(void)
+{
+	struct sroce_rate_sample rs = { 0 };
+	struct sroce_wan w;
+	uint64_t t = 20 * NS, end;
+
+	sroce_wan_init(&w, 16, 1024, 8192, 0);
+	w.state = SROCE_WAN_PROBE_BW;
+	w.full = true;
+	w.cycle = 2;
+	w.bw[0] = 10000;
+	w.min_rtt_ns = 10 * MS;
+	w.min_rtt_at = t;
+	w.cwnd = 200;
+	rs.acked = 1;
+	rs.rtt_ns = 30 * MS;
+	rs.inflight = 200;
+	sroce_wan_ack(&w, &rs, t + 5 * NS);
+	ok(w.state == SROCE_WAN_PROBE_BW && w.min_rtt_ns == 10 * MS,
+	   "a fresh minimum: no probe, a queued sample is not the path");
+	t += SROCE_WAN_MIN_RTT_NS + MS;
+	sroce_wan_ack(&w, &rs, t);
+	ok(w.state == SROCE_WAN_PROBE_RTT, "ten seconds old: PROBE_RTT");
+	is(w.min_rtt_ns, 30 * MS, "the stale minimum gives way to what is seen");
+	is(w.cwnd, 150, "in flight: half the BDP of that");
+	is(sroce_wan_pacing_pps(&w), 10000, "paced at the bandwidth");
+	rs.rtt_ns = 12 * MS;
+	rs.inflight = 140;
+	sroce_wan_ack(&w, &rs, t + MS);
+	is(w.min_rtt_ns, 12 * MS, "the queue drains: a lower sample is taken");
+	ok(!w.probe_rtt_end && w.cwnd == 60,
+	   "the window follows it down; the hold waits for it");
+	rs.inflight = 50;
+	sroce_wan_ack(&w, &rs, t + 2 * MS);
+	end = t + 2 * MS + SROCE_WAN_PROBE_RTT_NS;
+	is(w.probe_rtt_end, end, "down to it: 200 ms from now");
+	sroce_wan_ack(&w, &rs, end - MS);
+	is(w.state, SROCE_WAN_PROBE_RTT, "still probing before then");
+	sroce_wan_ack(&w, &rs, end + MS);
+	ok(w.state == SROCE_WAN_PROBE_BW && w.cwnd >= 200,
+	   "then back to PROBE_BW with the window it had");
+	is(w.min_rtt_at, end + MS, "and the minimum counts as fresh");
+	t = end + MS + SROCE_WAN_MIN_RTT_NS / 2;
+	sroce_wan_ack(&w, &rs, t);
+	is(w.state, SROCE_WAN_PROBE_BW, "no new probe for ten seconds");
+	sroce_wan_init(&w, 16, 1024, 8192, 0);
+	w.bw[0] = 10000;
+	w.min_rtt_ns = 10 * MS;
+	sroce_wan_ack(&w, &rs, SROCE_WAN_MIN_RTT_NS + MS);
+	is(w.state, SROCE_WAN_STARTUP, "startup is not interrupted");
+}
+
+/*
  * A sender with little to send (a ping-pong, verbs posted one at a time)
  * delivers at its own rate: those samples must not lower the estimate,
  * nor end startup, however many rounds they last.
@@ -352,6 +408,7 @@ int main(void)
 {
 	tap_start();
 	test_rules();
+	test_probe_rtt();
 	test_app_limited();
 	test_timeout();
 	test_path();

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rs.app_limited = p[17] & 0x80;
 		sroce_wan_ack(&w, &rs, now);
 		assert(w.cwnd >= 16 && w.cwnd <= 8192);
-		assert(w.state <= SROCE_WAN_PROBE_BW && w.cycle < SROCE_WAN_CYCLE);
+		assert(w.state <= SROCE_WAN_PROBE_RTT && w.cycle < SROCE_WAN_CYCLE);
 		(void)sroce_wan_pacing_pps(&w);
 		(void)sroce_wan_bdp(&w);
 	}

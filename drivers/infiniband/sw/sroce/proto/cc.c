@@ -49,6 +49,8 @@ static unsigned int sroce_wan_gain(const struct sroce_wan *w)
 		return SROCE_WAN_STARTUP_GAIN;
 	case SROCE_WAN_DRAIN:
 		return 4 * 4 / SROCE_WAN_STARTUP_GAIN;	/* 1/3, in quarters */
+	case SROCE_WAN_PROBE_RTT:
+		return 4;
 	default:
 		return sroce_wan_cycle_gain[w->cycle];
 	}
@@ -102,15 +104,57 @@ static void sroce_wan_bw_sample(struct sroce_wan *w,
 		*slot = bw;
 }
 
+/*
+ * The lowest RTT of ten seconds.  When it grows stale, it is replaced by
+ * what the path shows now, and PROBE_RTT empties our part of the queue
+ * so that what it shows is the bare path; without that, a flow that
+ * keeps the queue full takes its own queue for the path, raises its BDP
+ * and queues more (BBR's PROBE_RTT, at BBRv2's half BDP rather than four
+ * packets).
+ */
 static void sroce_wan_min_rtt(struct sroce_wan *w, uint64_t rtt, uint64_t now)
 {
-	if (!rtt)
-		return;
-	if (!w->min_rtt_ns || rtt <= w->min_rtt_ns ||
-	    now - w->min_rtt_at > SROCE_WAN_MIN_RTT_NS) {
+	bool stale = w->min_rtt_ns && now - w->min_rtt_at > SROCE_WAN_MIN_RTT_NS;
+
+	if (rtt && (!w->min_rtt_ns || rtt <= w->min_rtt_ns || stale)) {
 		w->min_rtt_ns = rtt;
 		w->min_rtt_at = now;
 	}
+	if (stale && w->full && w->state != SROCE_WAN_PROBE_RTT) {
+		w->prior_cwnd = w->cwnd;
+		w->state = SROCE_WAN_PROBE_RTT;
+		w->probe_rtt_end = 0;
+	}
+}
+
+static uint64_t sroce_wan_probe_rtt_cwnd(const struct sroce_wan *w)
+{
+	uint64_t c = sroce_wan_bdp(w) / 2;
+
+	return c < w->min_cwnd ? w->min_cwnd : c;
+}
+
+/* Half the BDP in flight for 200 ms (a round trip at least), then back. */
+static void sroce_wan_probe_rtt(struct sroce_wan *w,
+				const struct sroce_rate_sample *rs,
+				uint64_t now)
+{
+	uint64_t hold = w->min_rtt_ns > SROCE_WAN_PROBE_RTT_NS ?
+			w->min_rtt_ns : SROCE_WAN_PROBE_RTT_NS;
+
+	if (!w->probe_rtt_end) {
+		if (rs->inflight <= sroce_wan_probe_rtt_cwnd(w))
+			w->probe_rtt_end = now + hold;
+		return;
+	}
+	if (now < w->probe_rtt_end)
+		return;
+	w->min_rtt_at = now;
+	w->state = SROCE_WAN_PROBE_BW;
+	w->cycle = 2;
+	w->cycle_at = now;
+	if (w->cwnd < w->prior_cwnd)
+		w->cwnd = w->prior_cwnd;
 }
 
 /* Startup ends once three rounds in a row brought no 25 % more. */
@@ -144,6 +188,9 @@ static void sroce_wan_state(struct sroce_wan *w,
 			w->cycle_at = now;
 		}
 		break;
+	case SROCE_WAN_PROBE_RTT:
+		sroce_wan_probe_rtt(w, rs, now);
+		break;
 	default:
 		if (now - w->cycle_at > w->min_rtt_ns) {
 			w->cycle = (w->cycle + 1) % SROCE_WAN_CYCLE;
@@ -167,6 +214,9 @@ static void sroce_wan_cwnd(struct sroce_wan *w,
 		c = c + rs->acked < target ? c + rs->acked : target;
 	else if (!target || c < target)
 		c += rs->acked;
+	if (w->state == SROCE_WAN_PROBE_RTT &&
+	    c > sroce_wan_probe_rtt_cwnd(w))
+		c = sroce_wan_probe_rtt_cwnd(w);
 	if (c < w->min_cwnd)
 		c = w->min_cwnd;
 	if (c > w->max_cwnd)
@@ -177,9 +227,10 @@ static void sroce_wan_cwnd(struct sroce_wan *w,
 void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
 		   uint64_t now)
 {
-	bool round = sroce_wan_round(w, rs);
+	bool round;
 
 	sroce_wan_min_rtt(w, rs->rtt_ns, now);
+	round = sroce_wan_round(w, rs);
 	sroce_wan_bw_sample(w, rs);
 	/* Startup is over when the path stops giving more, not the sender. */
 	if (round && !rs->app_limited)

@@ -25,11 +25,14 @@
 #define SROCE_WAN_STARTUP_GAIN	12	/* 3.0: doubles each round */
 #define SROCE_WAN_CWND_GAIN	8	/* 2.0 */
 #define SROCE_WAN_CYCLE		8	/* PROBE_BW phases */
+/* PROBE_RTT: how long in flight stays at half the BDP, at least. */
+#define SROCE_WAN_PROBE_RTT_NS	200000000ULL
 
 enum sroce_wan_state {
 	SROCE_WAN_STARTUP,	/* double the rate each round until full */
 	SROCE_WAN_DRAIN,	/* empty the queue startup built */
 	SROCE_WAN_PROBE_BW,	/* cruise at the bandwidth, probe now and then */
+	SROCE_WAN_PROBE_RTT,	/* half the BDP in flight: see the bare path */
 };
 
 /* What one acknowledgement delivered (BBR's rate sample). */
@@ -55,6 +58,8 @@ struct sroce_wan {
 	uint64_t min_rtt_ns;	/* 0: none yet */
 	uint64_t min_rtt_at;
 	uint64_t cycle_at;
+	uint64_t probe_rtt_end;	/* PROBE_RTT ends then; 0: not down yet */
+	uint32_t prior_cwnd;	/* the window PROBE_RTT gives back */
 	uint32_t cwnd;
 	uint32_t min_cwnd;
 	uint32_t max_cwnd;
