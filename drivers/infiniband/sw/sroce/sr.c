@@ -495,12 +495,6 @@ static bool sroce_sr_resp_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	return true;
 }
 
-static void sroce_sr_resp_uncharge(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	qp->resp.ofo_bytes -= skb->truesize;
-	atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
-}
-
 /* RTR: whether we may accept, fixed for the connection. */
 void sroce_sr_resp_arm(struct sroce_qp *qp)
 {
@@ -544,22 +538,29 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 
 		if (at == h->psn) {
 			sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_DUP_REQ);
+			/* Resent: it may have been held unmapped (below). */
+			sroce_sack_map_add(&resp->held, resp->epsn, at,
+					   sroce_ofo_cb(pos)->npsn);
+			resp->ack_due = true;
 			consume_skb(skb);
 			return true;
 		}
 		if (sroce_psn_before(at, h->psn))
 			break;
 	}
-	if (!sroce_sr_resp_charge(qp, skb))
-		goto refuse;
+	if (!sroce_sr_resp_charge(qp, skb)) {
+		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
+		return false;
+	}
 	cb = sroce_ofo_cb(skb);
 	cb->psn = h->psn;
 	cb->npsn = sroce_sr_npsn(qp, h);
-	/* A SACK may only ever say what is held. */
-	if (!sroce_sack_map_add(&resp->held, resp->epsn, cb->psn, cb->npsn)) {
-		sroce_sr_resp_uncharge(qp, skb);
-		goto refuse;
-	}
+	/*
+	 * With 64 ranges open a new one is held but not mapped: no SACK
+	 * says it, so the requester resends it in time, and the copy that
+	 * comes second is dropped.  Refusing it would cost a sequence NAK.
+	 */
+	sroce_sack_map_add(&resp->held, resp->epsn, cb->psn, cb->npsn);
 	/* After pos, or first when the walk ran off the head. */
 	__skb_queue_after(&resp->ofo, pos, skb);
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_QUEUED);
@@ -574,15 +575,13 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 	    h->psn)
 		resp->ack_due = true;
 	return true;
-refuse:
-	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_OFO_DROPPED);
-	return false;
 }
 
 static void sroce_sr_resp_unlink(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	__skb_unlink(skb, &qp->resp.ofo);
-	sroce_sr_resp_uncharge(qp, skb);
+	qp->resp.ofo_bytes -= skb->truesize;
+	atomic_long_sub(skb->truesize, &qp->sdev->ofo_bytes);
 }
 
 /*
