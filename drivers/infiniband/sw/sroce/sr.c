@@ -619,10 +619,5 @@ void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb)
  */
 void sroce_sr_resp_sack(struct sroce_qp *qp, struct sroce_sack *s)
 {
-	if (skb_queue_empty(&qp->resp.ofo)) {
-		sroce_sack_init(s);
-		sroce_sack_map_init(&qp->resp.held);
-		return;
-	}
 	sroce_sack_map_pick(&qp->resp.held, qp->resp.epsn, s);
 }

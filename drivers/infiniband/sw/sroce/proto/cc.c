@@ -214,9 +214,11 @@ static void sroce_wan_cwnd(struct sroce_wan *w,
 		c = c + rs->acked < target ? c + rs->acked : target;
 	else if (!target || c < target)
 		c += rs->acked;
-	if (w->state == SROCE_WAN_PROBE_RTT &&
-	    c > sroce_wan_probe_rtt_cwnd(w))
-		c = sroce_wan_probe_rtt_cwnd(w);
+	if (w->state == SROCE_WAN_PROBE_RTT) {
+		uint64_t cap = sroce_wan_probe_rtt_cwnd(w);
+
+		c = c < cap ? c : cap;
+	}
 	if (c < w->min_cwnd)
 		c = w->min_cwnd;
 	if (c > w->max_cwnd)
