@@ -439,6 +439,21 @@ module_param(tx_queue_max, uint, 0644);
 MODULE_PARM_DESC(tx_queue_max,
 		 "Packets a QP may have queued in this host before it waits (default 256)");
 
+/*
+ * Through lo, the PSNs that may still sit in the backlog: those sent and
+ * not acknowledged, less what the peer holds beyond a gap.  From the
+ * next to send, not the highest sent: after a rewind (an RNR or sequence
+ * NAK, a timeout) the packets beyond it have left the backlog, and
+ * counting them would keep the resend that the peer waits for from ever
+ * leaving.
+ */
+static u32 sroce_tx_lo_queued(const struct sroce_req *req)
+{
+	u32 out = sroce_psn_sub(req->psn, req->una);
+
+	return out - min(out, req->sacked);
+}
+
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	u32 queued = atomic_read(&qp->req.txacct->inflight);
@@ -446,10 +461,12 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 	/*
 	 * Through lo the count is blind (see sroce_tx_note_route()) and the
 	 * backlog drops silently when full: bound the unacknowledged PSNs
-	 * instead, which also counts what still sits in the backlog.
+	 * instead, which also counts what still sits in the backlog.  Only
+	 * RC and XRC have them: nothing acknowledges UD or UC.
 	 */
-	if (qp->req.via_lo)
-		queued = max(queued, sroce_psn_sub(qp->req.psn_max, qp->req.una));
+	if (qp->req.via_lo &&
+	    (qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp)))
+		queued = max(queued, sroce_tx_lo_queued(&qp->req));
 	if (queued < READ_ONCE(tx_queue_max))
 		return false;
 	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_THROTTLED);
