@@ -378,6 +378,12 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	err = sroce_copy_sgl(qp, w->sge, w->num_sge, off, h->payload_len,
 			     &d, true);
+	/*
+	 * An ODP page of the buffer is being faulted in: as if the response
+	 * were lost; the READ is asked for again from here.
+	 */
+	if (err == -EAGAIN)
+		return;
 	if (err) {
 		sroce_comp_fail(qp, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 						      IB_WC_LOC_PROT_ERR);
@@ -395,14 +401,19 @@ static void sroce_comp_atomic(struct sroce_qp *qp,
 	u64 orig = h->orig;		/* host order, as memory holds it */
 	struct sroce_data d = { .buf = (u8 *)&orig };
 	struct sroce_swqe *w;
+	int err;
 
 	w = sroce_comp_rd_wqe(qp, h->psn, SROCE_OPK_ATOMIC_ACK);
 	if (!w) {
 		sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_RX_STALE_RESP);
 		return;
 	}
-	if (sroce_copy_sgl(qp, w->sge, w->num_sge, 0, sizeof(orig), &d,
-			   true)) {
+	err = sroce_copy_sgl(qp, w->sge, w->num_sge, 0, sizeof(orig), &d,
+			     true);
+	/* ODP, as for READ: lost; the resend gets the saved result. */
+	if (err == -EAGAIN)
+		return;
+	if (err) {
 		sroce_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -8,6 +8,9 @@
  * deregistration waits at most for one packet's worth of copying.  User
  * MRs are reached page by page through kmap_local_page(); a DMA MR's iova
  * is a kernel virtual address (ib_core's virt DMA for software devices).
+ * An ODP MR's page may be missing: the access then fails with -EAGAIN
+ * while odp.c faults it in, and the caller tries again when kicked (or
+ * -EFAULT once, if it cannot be faulted in: an access error).
  */
 #include <linux/highmem.h>
 
@@ -79,15 +82,63 @@ static int sroce_mr_move_fast(struct sroce_mr *mr, u64 iova, u32 len,
 	return 0;
 }
 
+/* The bytes of one ODP page, moved while it is locked (odp.c). */
+struct sroce_odp_move {
+	struct sroce_data *d;
+	u32 n;
+	bool to_mem;
+};
+
+static int sroce_odp_move_page(struct page *page, unsigned int pgoff,
+			       void *arg)
+{
+	struct sroce_odp_move *m = arg;
+	void *kaddr = kmap_local_page(page);
+	int err;
+
+	err = sroce_data_move(m->d, kaddr + pgoff, m->n, m->to_mem);
+	kunmap_local(kaddr);
+	if (m->to_mem)
+		flush_dcache_page(page);
+	return err;
+}
+
+/*
+ * ODP: page by page, each locked against invalidation while its bytes
+ * move; -EAGAIN when one is missing, with its fault under way.  The
+ * offset in the page is the iova's: ib_core makes the address and the
+ * iova agree there.
+ */
+static int sroce_mr_move_odp(struct sroce_qp *qp, struct sroce_mr *mr,
+			     u64 iova, u32 len, struct sroce_data *d,
+			     bool to_mem)
+{
+	struct sroce_odp_move m = { .d = d, .to_mem = to_mem };
+	int err;
+
+	while (len) {
+		m.n = min_t(u32, len, PAGE_SIZE - offset_in_page(iova));
+		err = sroce_odp_with_page(qp, mr, iova, len, to_mem,
+					  sroce_odp_move_page, &m);
+		if (err)
+			return err;
+		iova += m.n;
+		len -= m.n;
+	}
+	return 0;
+}
+
 /* Copy @len bytes at @iova of @mr, a range sroce_mr_check() accepted. */
-static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
-			 struct sroce_data *d, bool to_mem)
+static int sroce_mr_move(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+			 u32 len, struct sroce_data *d, bool to_mem)
 {
 	u64 off;
 
 	/*
-	 * Kernel memory may be slab or vmalloc: not for page references.
-	 * -E2BIG, like too many pieces (sroce_data_attach()): copy instead.
+	 * Kernel memory may be slab or vmalloc: not for page references;
+	 * nor are ODP pages, which may leave the mapping while a packet
+	 * holds them.  -E2BIG, like too many pieces (sroce_data_attach()):
+	 * copy instead.
 	 */
 	if (d->zc && (to_mem || mr->type != SROCE_MR_USER))
 		return -E2BIG;
@@ -95,6 +146,8 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, u32 len,
 		return sroce_data_move(d, (void *)(uintptr_t)iova, len, to_mem);
 	if (mr->type == SROCE_MR_FAST)
 		return sroce_mr_move_fast(mr, iova, len, d, to_mem);
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_mr_move_odp(qp, mr, iova, len, d, to_mem);
 
 	off = iova - mr->iova + mr->page_offset;
 	while (len) {
@@ -189,7 +242,7 @@ int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
 		mr = sroce_copy_get_mr(qp, sge[i].lkey, addr, n, access);
 		if (!mr)
 			return -EACCES;
-		err = sroce_mr_move(mr, addr, n, d, to_mem);
+		err = sroce_mr_move(qp, mr, addr, n, d, to_mem);
 		sroce_mr_put(mr);
 		if (err)
 			return err;
@@ -220,10 +273,66 @@ int sroce_copy_sgl_check(struct sroce_qp *qp, const struct sroce_sge *sge,
 				       sge[i].length, access);
 		if (!mr)
 			return -EACCES;
+		/* ODP: the pages start coming in while the WQE waits. */
+		if (mr->type == SROCE_MR_ODP)
+			sroce_odp_hint(qp, mr, sge[i].addr, sge[i].length,
+				       access & IB_ACCESS_LOCAL_WRITE);
 		sroce_mr_put(mr);
 	}
 	*total = sum;
 	return 0;
+}
+
+/*
+ * The local buffer of a READ or atomic, before the request leaves: 0 if
+ * its ODP pages are in, -EAGAIN while they are faulted in (so that the
+ * responses do not arrive to missing pages and get dropped), -EFAULT if
+ * they cannot be.  Only what sroce_copy_sgl_check() accepted is asked.
+ */
+int sroce_copy_sgl_ready(struct sroce_qp *qp, const struct sroce_sge *sge,
+			 u32 num_sge)
+{
+	int err = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge && !err; i++) {
+		struct sroce_mr *mr;
+
+		if (!sge[i].length)
+			continue;
+		mr = sroce_copy_get_mr(qp, sge[i].lkey, sge[i].addr,
+				       sge[i].length, IB_ACCESS_LOCAL_WRITE);
+		if (!mr)
+			continue;
+		if (mr->type == SROCE_MR_ODP)
+			err = sroce_odp_ready(qp, mr, sge[i].addr,
+					      sge[i].length, true);
+		sroce_mr_put(mr);
+	}
+	return err;
+}
+
+/* A receive WQE's ODP pages: start faulting in what is missing. */
+void sroce_copy_sgl_hint(struct sroce_qp *qp, const struct sroce_sge *sge,
+			 u32 num_sge)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge; i++) {
+		struct sroce_mr *mr;
+
+		if (!sge[i].length)
+			continue;
+		mr = sroce_mr_lookup(qp->sdev, sge[i].lkey);
+		if (!mr)
+			continue;
+		if (mr->type == SROCE_MR_ODP &&
+		    !sroce_mr_check(mr, qp->pd, sge[i].addr, sge[i].length,
+				    IB_ACCESS_LOCAL_WRITE))
+			sroce_odp_hint(qp, mr, sge[i].addr, sge[i].length,
+				       true);
+		sroce_mr_put(mr);
+	}
 }
 
 /* Remote access through an rkey: RDMA WRITE and READ at the responder. */
@@ -239,7 +348,7 @@ int sroce_copy_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 	mr = sroce_copy_get_rmr(qp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
-	err = sroce_mr_move(mr, va, len, d, to_mem);
+	err = sroce_mr_move(qp, mr, va, len, d, to_mem);
 	sroce_mr_put(mr);
 	return err;
 }
@@ -251,6 +360,11 @@ int sroce_copy_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 
 	if (!mr)
 		return -EACCES;
+	/* ODP: the message's pages start coming in with its first packet. */
+	if (mr->type == SROCE_MR_ODP)
+		sroce_odp_hint(qp, mr, va, len,
+			       access & (IB_ACCESS_REMOTE_WRITE |
+					 IB_ACCESS_REMOTE_ATOMIC));
 	sroce_mr_put(mr);
 	return 0;
 }
@@ -290,12 +404,6 @@ static void sroce_atomic_store(u64 *p, u64 val)
 	spin_unlock(&sroce_atomic_lock);
 }
 
-/* The target word of an atomic operation, and what holds it mapped. */
-struct sroce_atomic_word {
-	struct sroce_mr *mr;
-	struct page *page;	/* a user MR's page, mapped; or NULL */
-};
-
 /* Kernel memory (DMA and fast MRs): the address is at hand. */
 static u64 *sroce_atomic_kaddr(struct sroce_mr *mr, u64 va)
 {
@@ -309,73 +417,98 @@ static u64 *sroce_atomic_kaddr(struct sroce_mr *mr, u64 va)
 	return kaddr;
 }
 
-/*
- * Map the 8 bytes at @va of @w->mr, a range sroce_mr_check() accepted.
- * NULL unless they are naturally aligned in the kernel mapping too (an
- * MR whose iova and address differ in their low bits can break that).
- */
-static u64 *sroce_atomic_map(struct sroce_atomic_word *w, u64 va)
-{
-	struct sroce_mr *mr = w->mr;
-	u64 off;
+/* What an atomic does to its word; @orig gets what the word held. */
+struct sroce_atomic_op {
+	bool store;		/* ATOMIC WRITE: @swap is stored */
+	bool cmp_swap;		/* else FETCH_ADD */
+	u64 compare_add;
+	u64 swap;
+	u64 orig;
+};
 
-	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST)
-		return sroce_atomic_kaddr(mr, va);
+static void sroce_atomic_exec(u64 *p, struct sroce_atomic_op *op)
+{
+	if (op->store)
+		sroce_atomic_store(p, op->swap);
+	else
+		op->orig = sroce_atomic_apply(p, op->cmp_swap, op->compare_add,
+					      op->swap);
+}
+
+/* A user MR's page: mapped for the operation only. */
+static int sroce_atomic_page(struct page *page, unsigned int pgoff,
+			     void *arg)
+{
+	u64 *p = kmap_local_page(page) + pgoff;
+
+	sroce_atomic_exec(p, arg);
+	kunmap_local(p);
+	flush_dcache_page(page);
+	return 0;
+}
+
+/*
+ * Run @op on the 8 bytes at @va of @mr, a range sroce_mr_check()
+ * accepted.  -EINVAL unless they are naturally aligned in the kernel
+ * mapping too (an MR whose iova and address differ in their low bits can
+ * break that); -EAGAIN or -EFAULT for an ODP page that is missing.
+ */
+static int sroce_atomic_on(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
+			   struct sroce_atomic_op *op)
+{
+	u64 off, *p;
+
+	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST) {
+		p = sroce_atomic_kaddr(mr, va);
+		if (!p)
+			return -EINVAL;
+		sroce_atomic_exec(p, op);
+		return 0;
+	}
+	/* ib_core makes the iova and the address agree within a page. */
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_with_page(qp, mr, va, 8, true,
+					   sroce_atomic_page, op);
 	off = va - mr->iova + mr->page_offset;
 	if ((off & 7) || (off >> PAGE_SHIFT) >= mr->npages)
-		return NULL;
-	w->page = mr->pages[off >> PAGE_SHIFT];
-	return kmap_local_page(w->page) + offset_in_page(off);
+		return -EINVAL;
+	return sroce_atomic_page(mr->pages[off >> PAGE_SHIFT],
+				 offset_in_page(off), op);
 }
 
 /*
- * The naturally aligned word at @va through @rkey, which must grant
- * @access, mapped; -EINVAL for a misaligned one, -EACCES for a bad rkey
- * or range.  Release it with sroce_atomic_put().
+ * @op on the naturally aligned word at @va through @rkey, which must
+ * grant @access: -EINVAL for a misaligned one, -EACCES for a bad rkey or
+ * range, -EAGAIN or -EFAULT for an ODP page (above).
  */
-static u64 *sroce_atomic_get(struct sroce_qp *qp, u32 rkey, u64 va,
-			     int access, struct sroce_atomic_word *w)
+static int sroce_atomic_run(struct sroce_qp *qp, u32 rkey, u64 va, int access,
+			    struct sroce_atomic_op *op)
 {
-	u64 *p;
+	struct sroce_mr *mr;
+	int err;
 
-	w->page = NULL;
 	if (va & 7)
-		return ERR_PTR(-EINVAL);
-	w->mr = sroce_copy_get_rmr(qp, rkey, va, 8, access);
-	if (!w->mr)
-		return ERR_PTR(-EACCES);
-	p = sroce_atomic_map(w, va);
-	if (!p) {
-		sroce_mr_put(w->mr);
-		return ERR_PTR(-EINVAL);
-	}
-	return p;
+		return -EINVAL;
+	mr = sroce_copy_get_rmr(qp, rkey, va, 8, access);
+	if (!mr)
+		return -EACCES;
+	err = sroce_atomic_on(qp, mr, va, op);
+	sroce_mr_put(mr);
+	return err;
 }
 
-static void sroce_atomic_put(struct sroce_atomic_word *w, u64 *p)
-{
-	if (w->page) {
-		kunmap_local(p);
-		flush_dcache_page(w->page);
-	}
-	sroce_mr_put(w->mr);
-}
-
-/*
- * CMP_SWAP or FETCH_ADD on the 8 bytes at @va.  -EINVAL for a target
- * that is not naturally aligned, -EACCES for a bad rkey or range.
- */
+/* CMP_SWAP or FETCH_ADD on the 8 bytes at @va; errors as above. */
 int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
 		      u64 compare_add, u64 swap, u64 *orig)
 {
-	struct sroce_atomic_word w;
-	u64 *p = sroce_atomic_get(qp, rkey, va, IB_ACCESS_REMOTE_ATOMIC, &w);
+	struct sroce_atomic_op op = {
+		.cmp_swap = cmp_swap, .compare_add = compare_add, .swap = swap,
+	};
+	int err = sroce_atomic_run(qp, rkey, va, IB_ACCESS_REMOTE_ATOMIC, &op);
 
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	*orig = sroce_atomic_apply(p, cmp_swap, compare_add, swap);
-	sroce_atomic_put(&w, p);
-	return 0;
+	if (!err)
+		*orig = op.orig;
+	return err;
 }
 
 /*
@@ -386,15 +519,9 @@ int sroce_copy_atomic(struct sroce_qp *qp, u32 rkey, u64 va, bool cmp_swap,
  */
 int sroce_copy_atomic_write(struct sroce_qp *qp, u32 rkey, u64 va, u64 val)
 {
-	struct sroce_atomic_word w;
-	u64 *p;
+	struct sroce_atomic_op op = { .store = true, .swap = val };
 
 	if (!IS_ENABLED(CONFIG_64BIT))
 		return -EINVAL;
-	p = sroce_atomic_get(qp, rkey, va, IB_ACCESS_REMOTE_WRITE, &w);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	sroce_atomic_store(p, val);
-	sroce_atomic_put(&w, p);
-	return 0;
+	return sroce_atomic_run(qp, rkey, va, IB_ACCESS_REMOTE_WRITE, &op);
 }

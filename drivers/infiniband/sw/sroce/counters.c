@@ -66,6 +66,10 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_SENDS_COMPLETED].name = "sends_completed",
 	[SROCE_CNT_RECVS_COMPLETED].name = "recvs_completed",
 	[SROCE_CNT_LINK_DOWNED].name = "link_downed",
+	[SROCE_CNT_ODP_WAITS].name = "odp_waits",
+	[SROCE_CNT_ODP_FAULTS].name = "odp_faults",
+	[SROCE_CNT_ODP_FAULT_ERRORS].name = "odp_fault_errors",
+	[SROCE_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
 	[SROCE_CNT_RC_PACING_KBPS].name = "rc_pacing_kbps",
 	[SROCE_CNT_RC_SRTT_US].name = "rc_srtt_us",
 };

@@ -77,6 +77,11 @@ enum sroce_counter {
 	SROCE_CNT_SENDS_COMPLETED,	/* SEND WRs completed successfully */
 	SROCE_CNT_RECVS_COMPLETED,	/* receive WRs completed successfully */
 	SROCE_CNT_LINK_DOWNED,		/* port edges from ACTIVE to DOWN */
+	/* On-demand paging MRs (odp.c). */
+	SROCE_CNT_ODP_WAITS,		/* faults the engine asked for */
+	SROCE_CNT_ODP_FAULTS,		/* of them, resolved */
+	SROCE_CNT_ODP_FAULT_ERRORS,	/* ranges that could not be mapped */
+	SROCE_CNT_ODP_INVALIDATIONS,	/* mapping changes that took pages */
 	/*
 	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
 	 * up, and a smoothed RTT over every RC QP's samples.

@@ -74,6 +74,8 @@ static void sroce_device_init_attr(struct sroce_dev *sdev)
 	/* Fast registration, local and remote invalidation (frmr.c). */
 	a->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
+	/* On-demand paging MRs, implicit ones too (odp.c). */
+	sroce_odp_caps(a);
 }
 
 /* Registered, so named: debugfs, which goes by the name, comes now. */
@@ -107,6 +109,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = SROCE_DRIVER_ID,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.advise_mr = sroce_odp_advise,
 	.alloc_hw_port_stats = sroce_counters_alloc_stats,
 	.alloc_mr = sroce_frmr_alloc,
 	.alloc_mw = sroce_mw_alloc,

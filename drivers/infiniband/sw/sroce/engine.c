@@ -383,6 +383,8 @@ static void sroce_engine_quiesce(struct sroce_qp *qp)
 	/* An inline run that began before the bit: let it finish. */
 	while (test_bit(SROCE_ENG_RUNNING, &qp->req.flags))
 		cpu_relax();
+	/* Only runs ask for faults, and none runs now. */
+	sroce_odp_qp_stop(qp);
 }
 
 int sroce_engine_qp_init(struct sroce_qp *qp)
@@ -391,6 +393,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 
 	INIT_WORK(&qp->work, sroce_engine_work);
 	INIT_WORK(&qp->steer_work, sroce_engine_steer_work);
+	sroce_odp_qp_init(qp);
 	sroce_engine_pick_cpu(qp);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->req.timer, sroce_engine_timer, 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory regions: kernel DMA MRs and pinned user memory through ib_umem,
- * and the key lookup and checks that the packet path will use.  Fast
+ * Memory regions: kernel DMA MRs, pinned user memory through ib_umem and
+ * unpinned user memory through ib_umem_odp (odp.c), and the key lookup and checks that the packet path will use.  Fast
  * registration MRs (frmr.c) share the table, the lookup and the checks.
  */
 #include <linux/random.h>
@@ -101,6 +101,15 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 
+	if (access & IB_ACCESS_ON_DEMAND) {
+		err = sroce_odp_mr_init(sdev, mr, start, length, access);
+		if (err)
+			goto err_free;
+		err = sroce_mr_publish(sdev, mr);
+		if (err)
+			goto err_release;
+		return &mr->ibmr;
+	}
 	mr->umem = ib_umem_get(&sdev->ibdev, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
@@ -118,6 +127,7 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 err_release:
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
+	sroce_odp_mr_release(mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -173,6 +183,9 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	bool repin;
 	int err;
 
+	/* An ODP MR is registered again with dereg and reg: no pages move. */
+	if (mr->type == SROCE_MR_ODP)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (mr->type != SROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
 	if (!(flags & IB_MR_REREG_TRANS)) {
@@ -228,6 +241,7 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree(mr->fr.pages);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
+	sroce_odp_mr_release(mr);
 	kfree(mr);
 	return 0;
 }

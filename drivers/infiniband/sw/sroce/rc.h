@@ -219,6 +219,10 @@ struct sroce_data {
 int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u64 off, u32 len, struct sroce_data *d,
 		   bool to_mem);
+void sroce_copy_sgl_hint(struct sroce_qp *qp, const struct sroce_sge *sge,
+			 u32 num_sge);
+int sroce_copy_sgl_ready(struct sroce_qp *qp, const struct sroce_sge *sge,
+			 u32 num_sge);
 int sroce_copy_sgl_check(struct sroce_qp *qp, const struct sroce_sge *sge,
 			 u32 num_sge, int access, u64 *total);
 int sroce_copy_remote(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,

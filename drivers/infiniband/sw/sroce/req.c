@@ -538,7 +538,8 @@ static int sroce_req_payload(struct sroce_qp *qp, struct sroce_swqe *w,
 /*
  * The packet of @w at byte @off with @len bytes of payload, attached from
  * the MR pages if @zc (zero copy) or copied; NULL with *err: -ENOMEM,
- * -E2BIG (not attachable: copy instead), or the payload's access error.
+ * -E2BIG (not attachable: copy instead), -EAGAIN (an ODP page is on its
+ * way), or the payload's access error.
  */
 static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 				       struct sroce_swqe *w,
@@ -620,6 +621,9 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
+	/* An ODP page is being faulted in: its end kicks us. */
+	if (err == -EAGAIN)
+		return -EAGAIN;
 	if (err) {
 		w->status = IB_WC_LOC_PROT_ERR;
 		sroce_comp_retire_errors(qp);
@@ -818,6 +822,17 @@ static int sroce_req_step(struct sroce_qp *qp)
 	}
 	if (sroce_kind_is_local(w->kind))
 		return sroce_req_local(qp, w);
+	if (req->cur == req->started && sroce_kind_is_rd_atomic(w->kind)) {
+		err = sroce_copy_sgl_ready(qp, w->sge, w->num_sge);
+		if (err == -EFAULT) {
+			w->status = IB_WC_LOC_PROT_ERR;
+			sroce_comp_retire_errors(qp);
+			return -EIO;
+		}
+		/* -EAGAIN: the fault's end kicks us. */
+		if (err)
+			return err;
+	}
 	if (req->cur == req->started) {
 		err = sroce_req_start(qp, w);
 		if (err)

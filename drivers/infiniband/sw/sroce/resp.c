@@ -353,6 +353,18 @@ static void sroce_resp_rnr(struct sroce_qp *qp, u32 psn)
 		       psn, SROCE_CNT_RNR_NAKS_SENT);
 }
 
+/*
+ * A page of an ODP target is being faulted in (odp.c): nothing of this
+ * packet took effect, and the requester sends it again after the RNR
+ * delay, as RoCE NICs have requesters do for responder page faults.
+ */
+static void sroce_resp_odp_wait(struct sroce_qp *qp, u32 psn, bool first)
+{
+	if (first)
+		qp->resp.msg = SROCE_OPK_NONE;
+	sroce_resp_rnr(qp, psn);
+}
+
 /* Executed: expect the next PSN; ACK later if asked or at a message end. */
 static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt_hdr *h,
 			    bool last)
@@ -396,7 +408,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_data d = { .skb = skb, .off = h->hdr_len };
 	struct sroce_resp *resp = &qp->resp;
-	bool last = sroce_pos_last(oi->pos);
+	bool first = sroce_pos_first(oi->pos), last = sroce_pos_last(oi->pos);
 	int r;
 
 	if (!sroce_resp_in_order(resp, oi->pos, SROCE_OPK_SEND)) {
@@ -409,18 +421,25 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_rnr(qp, h->psn);
 		return;
 	}
-	if (sroce_pos_first(oi->pos)) {
+	if (first) {
 		resp->msg = SROCE_OPK_SEND;
 		resp->offset = 0;
+		sroce_copy_sgl_hint(qp, sroce_resp_sges(resp),
+				    resp->rwqe->num_sge);
 	}
 	if (sroce_resp_send_too_long(resp, h->payload_len)) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_INVALID_REQ,
 				IB_WC_LOC_LEN_ERR);
 		return;
 	}
-	if (h->payload_len &&
+	r = h->payload_len ?
 	    sroce_copy_sgl(qp, sroce_resp_sges(resp), resp->rwqe->num_sge,
-			   resp->offset, h->payload_len, &d, true)) {
+			   resp->offset, h->payload_len, &d, true) : 0;
+	if (r == -EAGAIN) {
+		sroce_resp_odp_wait(qp, h->psn, first);
+		return;
+	}
+	if (r) {
 		sroce_resp_fail(qp, h->psn, SROCE_NAK_REM_OP_ERR,
 				IB_WC_LOC_PROT_ERR);
 		return;
@@ -503,7 +522,12 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->length = h->dma_len;
 		resp->offset = 0;
 	}
-	if (sroce_copy_remote(qp, resp->rkey, resp->va + off, len, &d, true)) {
+	r = sroce_copy_remote(qp, resp->rkey, resp->va + off, len, &d, true);
+	if (r == -EAGAIN) {
+		sroce_resp_odp_wait(qp, h->psn, first);
+		return;
+	}
+	if (r) {
 		sroce_resp_access(qp, h->psn);
 		return;
 	}
@@ -618,6 +642,10 @@ static void sroce_resp_atomic(struct sroce_qp *qp,
 	err = sroce_copy_atomic(qp, h->rkey, h->va, cas,
 				cas ? h->compare : h->swap_add, h->swap_add,
 				&orig);
+	if (err == -EAGAIN) {
+		sroce_resp_odp_wait(qp, h->psn, false);
+		return;
+	}
 	if (err == -EINVAL) {
 		sroce_resp_invalid(qp, h->psn);
 		return;
@@ -660,7 +688,11 @@ static void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	/* The bytes as they came: memory gets them in the same order. */
 	err = skb_copy_bits(skb, h->hdr_len, &val, sizeof(val)) ?:
 	      sroce_copy_atomic_write(qp, h->rkey, h->va, val);
-	if (err == -EACCES) {
+	if (err == -EAGAIN) {
+		sroce_resp_odp_wait(qp, h->psn, false);
+		return;
+	}
+	if (err == -EACCES || err == -EFAULT) {
 		sroce_resp_access(qp, h->psn);
 		return;
 	}
@@ -829,7 +861,8 @@ out:
 /*
  * A READ response packet with its @len bytes of data, attached from the
  * MR pages if @zc (zero copy) or copied; NULL with *err: -ENOMEM, -E2BIG
- * (not attachable: copy instead), or the access error.
+ * (not attachable: copy instead), -EAGAIN (an ODP page is on its way), or
+ * the access error.
  */
 static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					   struct sroce_pkt_hdr *h, u32 len,
@@ -888,7 +921,8 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	/* Kernel memory, or too many pieces: copy after all. */
 	if (err == -E2BIG)
 		skb = sroce_resp_read_skb(qp, &h, len, false, &err);
-	if (err == -ENOMEM)
+	/* -EAGAIN: an ODP page is on its way, and its end kicks us. */
+	if (err == -ENOMEM || err == -EAGAIN)
 		return false;
 	if (err) {
 		/* The MR (or the XRC SRQ) went away under the READ. */
@@ -930,7 +964,8 @@ bool sroce_resp_run(struct sroce_qp *qp, int budget, bool away)
 				return true;
 			if (!sroce_resp_read_one(qp)) {
 				/* Could not send: come back shortly. */
-				sroce_engine_backoff(qp);
+				if (!sroce_odp_waiting(qp))
+					sroce_engine_backoff(qp);
 				return false;
 			}
 			budget--;

@@ -20,6 +20,7 @@
 #include "counters.h"
 #include "srq.h"
 #include "mcast.h"
+#include "odp.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -121,6 +122,7 @@ enum sroce_mr_type {
 	SROCE_MR_DMA,	/* kernel: iova is a kernel virtual address */
 	SROCE_MR_USER,	/* pinned user pages from ib_umem */
 	SROCE_MR_FAST,	/* kernel: fast registration (frmr.c) */
+	SROCE_MR_ODP,	/* user memory, not pinned: on-demand paging (odp.c) */
 };
 
 /* A fast registration MR's page list layout (frmr.c). */
@@ -163,6 +165,7 @@ struct sroce_mr {
 	/* Rereg in progress, or a fast MR not valid: lookups fail. */
 	bool hidden;
 	struct sroce_frmr fr;		/* SROCE_MR_FAST only */
+	struct sroce_odp *odp;		/* SROCE_MR_ODP only */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -260,6 +263,7 @@ struct sroce_qp {
 	struct sk_buff_head rxq;
 	struct sroce_req req;
 	struct sroce_resp resp;
+	struct sroce_odp_fault odp;	/* odp.c */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -117,8 +117,9 @@ static int sroce_uc_payload(struct sroce_qp *qp, struct sroce_swqe *w,
 
 /*
  * Send the next packet of @w.  1 when it was its last, 0 when more
- * follow, -ENOBUFS/-ENOMEM to try again shortly, -EINVAL with w->status
- * set if it never can be sent.
+ * follow, -ENOBUFS/-ENOMEM to try again shortly, -EAGAIN when an ODP
+ * fault's end will kick us, -EINVAL with w->status set if it never can
+ * be sent.
  */
 static int sroce_uc_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -126,6 +127,7 @@ static int sroce_uc_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 	struct sroce_pkt_hdr h;
 	struct sroce_seg seg;
 	struct sk_buff *skb;
+	int err;
 
 	if (WARN_ON_ONCE(sroce_seg_at(w->length, off, qp->mtu, &seg))) {
 		w->status = IB_WC_LOC_QP_OP_ERR;
@@ -139,8 +141,12 @@ static int sroce_uc_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
-	if (sroce_uc_payload(qp, w, skb, off, seg.len)) {
+	err = sroce_uc_payload(qp, w, skb, off, seg.len);
+	if (err) {
 		kfree_skb(skb);
+		/* An ODP page is being faulted in: its end kicks us. */
+		if (err == -EAGAIN)
+			return -EAGAIN;
 		w->status = IB_WC_LOC_PROT_ERR;
 		return -EINVAL;
 	}
@@ -252,6 +258,7 @@ static void sroce_uc_send_pkt(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_data d = { .skb = skb, .off = h->hdr_len };
 	struct sroce_resp *resp = &qp->resp;
+	int err;
 
 	if (!sroce_uc_rwqe(qp)) {
 		sroce_uc_drop(qp);	/* no WQE: the message is lost */
@@ -263,9 +270,15 @@ static void sroce_uc_send_pkt(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_uc_drop(qp);
 		return;
 	}
-	if (h->payload_len &&
-	    sroce_copy_sgl(qp, sroce_ud_rsges(qp), qp->resp.rwqe->num_sge,
-			   resp->offset, h->payload_len, &d, true)) {
+	err = h->payload_len ?
+	      sroce_copy_sgl(qp, sroce_ud_rsges(qp), qp->resp.rwqe->num_sge,
+			     resp->offset, h->payload_len, &d, true) : 0;
+	/* An ODP page missing: lost, as UC loses what cannot be placed. */
+	if (err == -EAGAIN) {
+		sroce_uc_drop(qp);
+		return;
+	}
+	if (err) {
 		/* A receive WQE naming memory it may not write. */
 		sroce_uc_complete(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV,
 				  resp->offset, NULL);

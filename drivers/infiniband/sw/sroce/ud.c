@@ -216,7 +216,8 @@ static void sroce_ud_hdr(struct sroce_qp *qp, struct sroce_swqe *w,
 /*
  * Send the packet of @w.  0 once it left (or was lost on the way: UD
  * does not care which); -ENOBUFS or -ENOMEM if it must be tried again
- * shortly; -EINVAL with w->status set if it never can be.
+ * shortly, -EAGAIN when an ODP fault's end will kick us; -EINVAL with
+ * w->status set if it never can be.
  */
 static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -225,6 +226,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 	struct sroce_pkt_hdr h;
 	struct sroce_av av;
 	struct sk_buff *skb;
+	int err;
 
 	if (sroce_ah_get_av(qp, wqe->wr.ud.ahn, &av)) {
 		w->status = IB_WC_LOC_QP_OP_ERR;
@@ -239,8 +241,12 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_engine_backoff(qp);
 		return -ENOMEM;
 	}
-	if (sroce_ud_payload(qp, w, skb)) {
+	err = sroce_ud_payload(qp, w, skb);
+	if (err) {
 		kfree_skb(skb);
+		/* An ODP page is being faulted in: its end kicks us. */
+		if (err == -EAGAIN)
+			return -EAGAIN;
 		w->status = IB_WC_LOC_PROT_ERR;
 		return -EINVAL;
 	}
@@ -419,28 +425,32 @@ static int sroce_ud_grh(const struct sk_buff *skb, u8 *grh)
 	return RDMA_NETWORK_IPV6;
 }
 
-/* GRH area, then payload, into the WQE's SGEs: a completion status. */
+/*
+ * GRH area, then payload, into the WQE's SGEs: a completion status; *err
+ * says -EAGAIN if an ODP page of the WQE is missing (odp.c).
+ */
 static enum ib_wc_status sroce_ud_place(struct sroce_qp *qp,
 					struct sk_buff *skb,
 					const struct sroce_pkt_hdr *h,
-					const u8 *grh, u64 room)
+					const u8 *grh, u64 room, int *err)
 {
 	struct sroce_sge *sge = sroce_ud_rsges(qp);
 	u32 nsge = qp->resp.rwqe->num_sge;
 	struct sroce_data d = { .buf = (u8 *)grh };
 
+	*err = 0;
 	if (SROCE_UD_GRH_BYTES + h->payload_len > room)
 		return IB_WC_LOC_LEN_ERR;
-	if (sroce_copy_sgl(qp, sge, nsge, 0, SROCE_UD_GRH_BYTES, &d, true))
+	*err = sroce_copy_sgl(qp, sge, nsge, 0, SROCE_UD_GRH_BYTES, &d, true);
+	if (*err)
 		return IB_WC_LOC_PROT_ERR;
 	d.buf = NULL;
 	d.skb = skb;
 	d.off = h->hdr_len;
-	if (h->payload_len &&
-	    sroce_copy_sgl(qp, sge, nsge, SROCE_UD_GRH_BYTES, h->payload_len,
-			   &d, true))
-		return IB_WC_LOC_PROT_ERR;
-	return IB_WC_SUCCESS;
+	if (h->payload_len)
+		*err = sroce_copy_sgl(qp, sge, nsge, SROCE_UD_GRH_BYTES,
+				      h->payload_len, &d, true);
+	return *err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
 static void sroce_ud_deliver(struct sroce_qp *qp, struct sk_buff *skb,
@@ -454,8 +464,12 @@ static void sroce_ud_deliver(struct sroce_qp *qp, struct sk_buff *skb,
 		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
 		.network_hdr_type = net,
 	};
+	int err;
 
-	cqe.status = sroce_ud_place(qp, skb, h, grh, room);
+	cqe.status = sroce_ud_place(qp, skb, h, grh, room, &err);
+	/* Lost, as UD may lose it; the WQE waits for the next packet. */
+	if (err == -EAGAIN)
+		return;
 	if (sroce_wire_opcode_info(h->opcode)->hdrs & SROCE_HDR_IMMDT) {
 		cqe.imm_data = (__force u32)cpu_to_be32(h->imm);
 		cqe.wc_flags |= IB_WC_WITH_IMM;
