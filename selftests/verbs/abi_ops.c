@@ -288,6 +288,47 @@ static void test_mr_pair(struct ibv_pd *pd)
 	free(buf);
 }
 
+/*
+ * ibv_advise_mr() reaches the kernel (no stub): it prefetches into an
+ * on-demand paging MR, refuses a pinned MR (EINVAL) and an lkey that
+ * names nothing (ENOENT).
+ */
+static void test_advise(struct ibv_pd *pd)
+{
+	size_t len = 1 << 16;
+	char *buf = malloc(2 * len);
+	struct ibv_mr *odp, *pin;
+	struct ibv_sge sge;
+	int ret;
+
+	odp = ibv_reg_mr(pd, buf, len,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	pin = ibv_reg_mr(pd, buf + len, len, IBV_ACCESS_LOCAL_WRITE);
+	tap(odp && pin, "ibv_reg_mr: ODP and pinned (errno %d)", errno);
+	if (odp && pin) {
+		sge = (struct ibv_sge){ (uintptr_t)buf, len, odp->lkey };
+		stub_reset();
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		tap(ret == 0 && no_stub(), "advise_mr: prefetch ODP (got %d)",
+		    ret);
+		sge = (struct ibv_sge){ (uintptr_t)buf + len, len, pin->lkey };
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
+		tap(ret == EINVAL && no_stub(),
+		    "advise_mr: pinned MR refused (got %d, want %d)", ret,
+		    EINVAL);
+		sge.lkey = pin->lkey ^ 0xffff00;
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
+		tap(ret == ENOENT && no_stub(),
+		    "advise_mr: unknown lkey refused (got %d, want %d)", ret,
+		    ENOENT);
+	}
+	if (odp)
+		ibv_dereg_mr(odp);
+	if (pin)
+		ibv_dereg_mr(pin);
+	free(buf);
+}
 
 /* The imported PD and MR name the originals: handle, keys, length. */
 static void test_import_objects(struct ibv_context *ictx, struct ibv_pd *pd,
@@ -998,8 +1039,6 @@ static void test_stub_creators(struct ibv_context *ctx, struct ibv_pd *pd)
 						     IBV_ACCESS_LOCAL_WRITE));
 	NULL_STUB("import_dm", ibv_import_dm(ctx, 1));
 	RET_STUB("query_rt_values", ibv_query_rt_values_ex(ctx, &rt));
-	RET_STUB("advise_mr", ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
-					    0, NULL, 0));
 }
 
 /* Stubbed verbs of objects we can create, called on zeroed stand-ins. */
@@ -1104,6 +1143,7 @@ static void test_pd(struct ibv_context *ctx)
 		tap(!ibv_dealloc_pd(pd2), "ibv_dealloc_pd (second)");
 
 	test_mr_pair(pd);
+	test_advise(pd);
 	test_import(pd);
 	test_mw(pd);
 	test_cq(ctx);

@@ -261,7 +261,8 @@ static void sroce_mr_free(struct sroce_mr *mr)
 }
 
 /*
- * The kernel pins the pages and hands back the keys; ibv_cmd_reg_mr()
+ * The kernel pins the pages (or, for IBV_ACCESS_ON_DEMAND, faults them in
+ * as they are used) and hands back the keys; ibv_cmd_reg_mr()
  * fills ibv_mr's handle, lkey, rkey and verbs_mr's type and access.
  */
 static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
@@ -284,6 +285,18 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 		return NULL;
 	}
 	return &mr->vmr.ibv_mr;
+}
+
+/*
+ * Prefetch into an on-demand paging MR: the kernel faults the pages in
+ * before it returns, whether or not IBV_ADVISE_MR_FLAG_FLUSH asks it.
+ */
+static int sroce_advise_mr(struct ibv_pd *ibpd,
+			   enum ibv_advise_mr_advice advice, uint32_t flags,
+			   struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(sroce_pd_real(ibpd), advice, flags, sg_list,
+				 num_sge);
 }
 
 static int sroce_dereg_mr(struct verbs_mr *vmr)
@@ -358,6 +371,7 @@ static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 }
 
 const struct verbs_context_ops sroce_verbs_ops = {
+	.advise_mr = sroce_advise_mr,
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_td = sroce_alloc_td,
