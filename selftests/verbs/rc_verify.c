@@ -3,7 +3,7 @@
  * rc_verify - RC data integrity: every byte and every completion.
  *
  *   rc_verify -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-n ROUNDS]
- *             [-s MAXSIZE] [-m MTU] [-S SEED] [-t SECONDS] [-v]
+ *             [-s MAXSIZE] [-m MTU] [-S SEED] [-t SECONDS] [-o] [-v]
  *
  * Two RC QPs, A on DEV1 and B on DEV2 (DEV1 again by default: loopback),
  * each with its own context, PD, send and receive CQs and several MRs of
@@ -31,6 +31,11 @@
  * order, and that no unexpected one appears.  Atomics operate on host-order
  * 64-bit values and return the original value in host order.
  *
+ * With -o the MRs are on-demand paging MRs (IBV_ACCESS_ON_DEMAND), and
+ * before each operation random pages of them leave the mapping
+ * (MADV_DONTNEED), so the provider must fault them in again on both
+ * sides: as sender, receiver, READ responder and atomic target.
+ *
  * The first failure stops the run (the QPs are then likely in ERROR).
  * Output is TAP, one line per operation type; -S SEED reproduces a run.
  */
@@ -45,6 +50,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <infiniband/verbs.h>
 
@@ -66,6 +72,7 @@ static struct {
 	uint64_t seed;
 	int timeout;
 	bool verbose;
+	bool odp;	/* -o: on-demand paging MRs, pages dropped between ops */
 } opt = {
 	.gidx = { 0, -1 }, .rounds = 100, .maxsize = 16384, .timeout = 20,
 };
@@ -166,8 +173,35 @@ static int region_alloc(struct side *s, struct region *r, size_t len)
 	r->len = len;
 	rnd_fill(r->base, r->alloc);
 	memcpy(r->shadow, r->base, r->alloc);
+	if (opt.odp)
+		access |= IBV_ACCESS_ON_DEMAND;
 	r->mr = ibv_reg_mr(s->pd, r->buf, len, access);
 	return r->mr ? 0 : errno;
+}
+
+/*
+ * ODP: some of the MRs' pages leave the mapping (MADV_DONTNEED: they read
+ * as zeros after, and the shadows say so), so the next operations find
+ * them missing and the provider must fault them in again.  The pages
+ * are the test's alone: aligned_alloc() gave whole pages.
+ */
+static void side_drop_pages(struct side *s)
+{
+	int i;
+
+	for (i = 0; i < NREG; i++) {
+		struct region *r = &s->reg[i];
+		size_t first = rnd(r->alloc / PAGE), n;
+
+		if (rnd(2))
+			continue;
+		n = 1 + rnd(r->alloc / PAGE - first);
+		if (madvise(r->base + first * PAGE, n * PAGE, MADV_DONTNEED)) {
+			diag("madvise: %s", strerror(errno));
+			continue;
+		}
+		memset(r->shadow + first * PAGE, 0, n * PAGE);
+	}
 }
 
 static void region_free(struct region *r)
@@ -968,6 +1002,10 @@ static bool op_run(struct side *sides, const struct op *op)
 
 	if (opt.verbose)
 		diag("%s, %c -> %c", op->name, c.src->name, c.dst->name);
+	if (opt.odp) {
+		side_drop_pages(&sides[0]);
+		side_drop_pages(&sides[1]);
+	}
 	ok = op->run(&c);
 	ok = cqs_quiet(sides) && ok;
 	ok = side_check(&sides[0]) && ok;
@@ -1034,7 +1072,7 @@ static enum ibv_mtu mtu_parse(const char *s)
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-n ROUNDS] [-s MAXSIZE] [-m MTU] [-S SEED] [-t SECONDS] [-v]\n",
+	fprintf(stderr, "usage: %s -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-n ROUNDS] [-s MAXSIZE] [-m MTU] [-S SEED] [-t SECONDS] [-o] [-v]\n",
 		prog);
 	return 2;
 }
@@ -1043,7 +1081,7 @@ static int parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:n:s:m:S:t:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:n:s:m:S:t:ov")) != -1) {
 		switch (c) {
 		case 'd': opt.dev[0] = optarg; break;
 		case 'D': opt.dev[1] = optarg; break;
@@ -1058,6 +1096,7 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 't': opt.timeout = atoi(optarg); break;
+		case 'o': opt.odp = true; break;
 		case 'v': opt.verbose = true; break;
 		default: return usage(argv[0]);
 		}
@@ -1098,9 +1137,9 @@ int main(int argc, char **argv)
 		return ret;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rng_state = opt.seed | 1;
-	diag("seed %#" PRIx64 ", A = %s gid %d, B = %s gid %d, %ld rounds, max %zu bytes",
+	diag("seed %#" PRIx64 ", A = %s gid %d, B = %s gid %d, %ld rounds, max %zu bytes%s",
 	     opt.seed, opt.dev[0], opt.gidx[0], opt.dev[1], opt.gidx[1],
-	     opt.rounds, opt.maxsize);
+	     opt.rounds, opt.maxsize, opt.odp ? ", ODP" : "");
 
 	ret = side_setup(&sides[0], opt.dev[0], opt.gidx[0]);
 	ret = ret ?: side_setup(&sides[1], opt.dev[1], opt.gidx[1]);

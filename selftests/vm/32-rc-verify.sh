@@ -2,7 +2,9 @@
 # Data integrity: selftests/verbs/rc_verify writes, reads, sends and
 # atomically updates random patterns across SGE and MR-page boundaries at
 # several path MTUs and verifies every byte and every completion: between
-# two devices (IPv4 and IPv6 GIDs) and in loopback on one device.
+# two devices (IPv4 and IPv6 GIDs) and in loopback on one device; and
+# the same with on-demand paging MRs whose pages leave the mapping
+# before every operation.
 # sroce-timeout: 900
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
@@ -26,7 +28,35 @@ knob_run() {
 	if [ "$2" = Y ]; then [ "$c1" -gt "$c0" ]; else [ "$c1" = "$c0" ]; fi
 }
 
-tap_plan 14
+# odp_run ARGS...: rc_verify -o (on-demand paging MRs, pages dropped
+# before every operation), every byte verified; the pages had to come
+# back: faults were resolved and mapping changes took pages, on both
+# devices together, and no range failed to fault in.
+odp_run() {
+	local f0 i0 e0 f1 i1 e1
+	f0=$(pair_counter odp_faults)
+	i0=$(pair_counter odp_invalidations)
+	e0=$(pair_counter odp_fault_errors)
+	"$RCV" -o "$@" || return 1
+	f1=$(pair_counter odp_faults)
+	i1=$(pair_counter odp_invalidations)
+	e1=$(pair_counter odp_fault_errors)
+	echo "odp_faults $f0 -> $f1, odp_invalidations $i0 -> $i1, odp_fault_errors $e0 -> $e1"
+	[ "$f1" -gt "$f0" ] && [ "$i1" -gt "$i0" ] && [ "$e1" = "$e0" ]
+}
+
+# odp_errors: ODP MRs over unmapped memory give error completions (and
+# EFAULT for a prefetch), and odp_fault_errors counts the ranges.
+odp_errors() {
+	local e0 e1
+	e0=$(pair_counter odp_fault_errors)
+	"$SROCE_TREE/selftests/verbs/odp_verify" "$@" || return 1
+	e1=$(pair_counter odp_fault_errors)
+	echo "odp_fault_errors $e0 -> $e1"
+	[ "$e1" -gt "$e0" ]
+}
+
+tap_plan 18
 topo_sroce_pair
 
 for mtu in 256 1024 4096; do
@@ -37,6 +67,14 @@ tap_check "fab1<->fab2 IPv6, MTU 1024" \
 	"$RCV" -d fab1 -D fab2 -g "$G6A" -G "$G6B" -m 1024 -n 10 -s 200000
 tap_check "loopback on fab1, MTU 1024" \
 	"$RCV" -d fab1 -g "$G4A" -m 1024 -n 10 -s 200000
+tap_check "ODP MRs, pages dropped: fab1<->fab2 IPv4, MTU 1024" \
+	odp_run -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 1024 -n 10 -s 200000
+tap_check "ODP MRs, pages dropped: fab1<->fab2 IPv6, MTU 4096" \
+	odp_run -d fab1 -D fab2 -g "$G6A" -G "$G6B" -m 4096 -n 10 -s 200000
+tap_check "ODP MRs, pages dropped: loopback on fab1, MTU 256" \
+	odp_run -d fab1 -g "$G4A" -m 256 -n 5 -s 100000
+tap_check "ODP MRs over unmapped memory: error completions, then work again" \
+	odp_errors -d fab1 -D fab2 -g "$G4A" -G "$G4B"
 tap_check "zero copy on: payloads from the MR pages, tx_zerocopy counts them" \
 	knob_run tx_zerocopy Y tx_zerocopy
 tap_check "zero copy off: payloads copied, tx_zerocopy still" \
