@@ -33,6 +33,7 @@ enum sroce_ucontext_caps {
 	SROCE_CAP_UD = 1 << 1,		/* UD QPs, AHs: sroce_create_ah_resp */
 	SROCE_CAP_XRC = 1 << 2,		/* XRC domains, SRQs, QPs: xrc_srqn */
 	SROCE_CAP_ATOMIC_WRITE = 1 << 3,	/* SROCE_WR_ATOMIC_WRITE */
+	SROCE_CAP_RAW_PACKET = 1 << 4,	/* raw packet QPs (SEND), flows */
 };
 
 /*

@@ -87,6 +87,9 @@ uint32_t sroce_send_ops_of(enum ibv_qp_type type, uint32_t caps)
 	case IBV_QPT_XRC_SEND:
 		return SROCE_WR_INLINE | SROCE_WR(IBV_WR_RDMA_READ) |
 		       SROCE_WR_ATOMIC | awrite;
+	/* Whole Ethernet frames; a kernel without them refuses the QP. */
+	case IBV_QPT_RAW_PACKET:
+		return caps & SROCE_CAP_RAW_PACKET ? SROCE_WR(IBV_WR_SEND) : 0;
 	default:
 		return 0;
 	}

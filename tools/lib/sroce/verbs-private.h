@@ -561,6 +561,16 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
+/*
+ * Flow steering (IB_USER_VERBS_EX_CMD_CREATE_FLOW): libibverbs turns the
+ * ibv_flow_attr and its specs into the kernel's layout; the provider
+ * allocates the ibv_flow, which the helper fills in.
+ */
+int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
+			struct ibv_flow_attr *flow_attr, void *ucmd,
+			size_t ucmd_size);
+int ibv_cmd_destroy_flow(struct ibv_flow *flow_id);
 /* UD multicast: the ATTACH_MCAST and DETACH_MCAST commands. */
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);

@@ -299,6 +299,36 @@ static int sroce_advise_mr(struct ibv_pd *ibpd,
 				 num_sge);
 }
 
+/* Raw packet QPs' flows: the kernel keeps the rule, we the handle. */
+static struct ibv_flow *sroce_create_flow(struct ibv_qp *qp,
+					  struct ibv_flow_attr *attr)
+{
+	struct ibv_flow *flow = calloc(1, sizeof(*flow));
+	int ret;
+
+	if (!flow) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_flow(qp, flow, attr, NULL, 0);
+	if (ret) {
+		free(flow);
+		errno = ret;
+		return NULL;
+	}
+	return flow;
+}
+
+static int sroce_destroy_flow(struct ibv_flow *flow)
+{
+	int ret = ibv_cmd_destroy_flow(flow);
+
+	if (ret)
+		return ret;
+	free(flow);
+	return 0;
+}
+
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
@@ -375,9 +405,11 @@ const struct verbs_context_ops sroce_verbs_ops = {
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_td = sroce_alloc_td,
+	.create_flow = sroce_create_flow,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_td = sroce_dealloc_td,
 	.dereg_mr = sroce_dereg_mr,
+	.destroy_flow = sroce_destroy_flow,
 	.import_mr = sroce_import_mr,
 	.import_pd = sroce_import_pd,
 	.query_device_ex = sroce_query_device_ex,

@@ -82,6 +82,10 @@ enum sroce_counter {
 	SROCE_CNT_ODP_FAULTS,		/* of them, resolved */
 	SROCE_CNT_ODP_FAULT_ERRORS,	/* ranges that could not be mapped */
 	SROCE_CNT_ODP_INVALIDATIONS,	/* mapping changes that took pages */
+	/* Raw packet QPs (raw.c, flow.c). */
+	SROCE_CNT_RAW_TX_PACKETS,	/* frames sent */
+	SROCE_CNT_RAW_RX_PACKETS,	/* frames a flow matched, received */
+	SROCE_CNT_RAW_RX_DROPPED,	/* matched; QP not ready, no WQE, full */
 	/*
 	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
 	 * up, and a smoothed RTT over every RC QP's samples.

@@ -97,6 +97,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 		sroce_net_put(sdev->snet);
 	sroce_ah_table_destroy(sdev);
 	sroce_mcast_destroy(sdev);
+	sroce_flows_destroy(sdev);
 	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->srq_table);
 	sroce_table_destroy(&sdev->mw_table);
@@ -119,6 +120,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.attach_mcast = sroce_mcast_attach,
 	.create_ah = sroce_ah_create,
 	.create_cq = sroce_cq_create,
+	.create_flow = sroce_flow_create,
 	.create_qp = sroce_qp_create,
 	.create_srq = sroce_srq_create,
 	.create_user_ah = sroce_ah_create,
@@ -130,6 +132,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_ah = sroce_ah_destroy,
 	.dereg_mr = sroce_mr_dereg,
 	.destroy_cq = sroce_cq_destroy,
+	.destroy_flow = sroce_flow_destroy,
 	.destroy_qp = sroce_qp_destroy,
 	.destroy_srq = sroce_srq_destroy,
 	.disassociate_ucontext = sroce_ucontext_disassociate,
@@ -299,6 +302,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_table_init(&sdev->srq_table, 1, SROCE_MAX_SRQ);
 	sroce_ah_table_init(sdev);
 	sroce_mcast_init(sdev);
+	sroce_flows_init(sdev);
 	/* Above every MR index: an rkey's index tells MW from MR. */
 	sroce_table_init(&sdev->mw_table, SROCE_MW_INDEX_MIN,
 			 SROCE_MW_INDEX_MIN + SROCE_MAX_MW - 1);

@@ -206,7 +206,7 @@ static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 	/* RTR published before the hook armed the responder: it kicks. */
 	if (!smp_load_acquire(&qp->resp.ready))
 		return false;
-	if (sroce_qp_is_ud(qp))
+	if (sroce_qp_is_ud(qp) || sroce_qp_is_raw(qp))
 		return sroce_ud_run(qp, SROCE_BUDGET);
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return sroce_uc_run(qp, SROCE_BUDGET);

@@ -474,7 +474,7 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 	return true;
 }
 
-static void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_txacct *acct = qp->req.txacct;
 

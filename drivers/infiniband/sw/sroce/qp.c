@@ -42,6 +42,11 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
 		break;
+	/* ib_core let only CAP_NET_RAW create one. */
+	case IB_QPT_RAW_PACKET:
+		if (!sroce_raw_enabled())
+			return -EOPNOTSUPP;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -117,7 +117,12 @@ static int sroce_qp_post_one_send(struct sroce_qp *qp,
 		return -ENOMEM;
 	wqe = sroce_queue_kslot(q);
 	memset(wqe, 0, SROCE_SEND_WQE_HDR_SIZE);
-	err = sroce_qp_is_ud(qp) ? sroce_ud_wqe_from_wr(wr, wqe) : 0;
+	if (sroce_qp_is_ud(qp))
+		err = sroce_ud_wqe_from_wr(wr, wqe);
+	else if (sroce_qp_is_raw(qp))
+		err = sroce_raw_wqe_from_wr(wr);
+	else
+		err = 0;
 	if (!err)
 		err = sroce_qp_wqe_opcode(qp, wr, wqe);
 	if (err)

@@ -126,6 +126,8 @@ const char *sroce_qp_type_name(enum ib_qp_type type)
 		return "XRC_INI";
 	case IB_QPT_XRC_TGT:
 		return "XRC_TGT";
+	case IB_QPT_RAW_PACKET:
+		return "RAW_PACKET";
 	default:
 		return "?";
 	}

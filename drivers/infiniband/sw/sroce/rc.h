@@ -176,6 +176,8 @@ int sroce_tx_data_done(struct sk_buff *skb, const struct sroce_pkt_hdr *h,
 		       const struct sroce_data *d);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
+/* Count @skb against @qp until it leaves the host (raw.c sends its own). */
+void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb);
 struct sroce_txacct *sroce_txacct_alloc(void);
 void sroce_txacct_put(struct sroce_txacct *acct);
 

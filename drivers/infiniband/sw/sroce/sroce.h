@@ -21,6 +21,7 @@
 #include "srq.h"
 #include "mcast.h"
 #include "odp.h"
+#include "raw.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -86,6 +87,8 @@ struct sroce_dev {
 
 	/* Multicast groups its UD QPs are attached to (mcast.c). */
 	struct sroce_mcast mcast;
+	/* Flow steering rules of its raw packet QPs (flow.c). */
+	struct sroce_flows flows;
 
 	/* The ib_device's sysfs parent and its net/ link's name (parent.c). */
 	struct device *parent;

@@ -39,14 +39,23 @@ static const struct sroce_alloc_ucontext_resp sroce_ucontext_resp = {
 	.max_inline = SROCE_MAX_INLINE,
 };
 
+/* The answer, with the caps a module parameter turns on. */
+static void sroce_ucontext_fill(struct sroce_alloc_ucontext_resp *resp)
+{
+	*resp = sroce_ucontext_resp;
+	if (sroce_raw_enabled())
+		resp->caps |= SROCE_CAP_RAW_PACKET;
+}
+
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	struct sroce_alloc_ucontext_resp resp = sroce_ucontext_resp;
+	struct sroce_alloc_ucontext_resp resp;
 	int err;
 
 	err = sroce_ucontext_check_req(ibuc, udata);
 	if (err)
 		return err;
+	sroce_ucontext_fill(&resp);
 	/* An older provider may ask for less; never write past its buffer. */
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
@@ -59,10 +68,12 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 int sroce_ucontext_query(struct ib_ucontext *ibuc,
 			 struct uverbs_attr_bundle *attrs)
 {
+	struct sroce_alloc_ucontext_resp resp;
+
+	sroce_ucontext_fill(&resp);
 	return uverbs_copy_to_struct_or_zero(attrs,
 					     SROCE_ATTR_QUERY_CONTEXT_RESP,
-					     &sroce_ucontext_resp,
-					     sizeof(sroce_ucontext_resp));
+					     &resp, sizeof(resp));
 }
 
 /* The attribute above, added to ib_core's QUERY_CONTEXT method. */

@@ -93,6 +93,8 @@ static enum ib_wc_status sroce_ud_validate(struct sroce_qp *qp,
 					   struct sroce_swqe *w, u8 *raw,
 					   const u8 *slot)
 {
+	if (sroce_qp_is_raw(qp))
+		return sroce_raw_validate(qp, w, raw, slot);
 	switch (w->opcode) {
 	case IB_UVERBS_WR_SEND:
 		w->kind = SROCE_OPK_SEND;
@@ -258,6 +260,12 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w)
 	return 0;
 }
 
+static int sroce_ud_xmit_any(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	return sroce_qp_is_raw(qp) ? sroce_raw_xmit(qp, w) :
+				     sroce_ud_xmit(qp, w);
+}
+
 /* A WQE that cannot be sent: it fails, and the SQ with it (SQE). */
 void sroce_ud_sq_error(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -320,7 +328,7 @@ static bool sroce_ud_send(struct sroce_qp *qp, int budget)
 		if (!sroce_ud_next(qp, state))
 			return false;
 		w = sroce_req_wqe(qp, qp->sq.index);
-		if (w->status == IB_WC_SUCCESS && sroce_ud_xmit(qp, w) &&
+		if (w->status == IB_WC_SUCCESS && sroce_ud_xmit_any(qp, w) &&
 		    w->status == IB_WC_SUCCESS)
 			return false;	/* refused for now: backoff set */
 		if (w->status != IB_WC_SUCCESS) {
@@ -520,8 +528,8 @@ out:
 /* ------------------------------------------------------------------ */
 
 /*
- * One engine run of a UD QP in RTR or later (not ERROR): receives, then
- * sends from RTS on.  True if there is more to do now.
+ * One engine run of a UD or raw packet QP in RTR or later (not ERROR):
+ * receives, then sends from RTS on.  True if there is more to do now.
  */
 bool sroce_ud_run(struct sroce_qp *qp, int budget)
 {
@@ -533,7 +541,10 @@ bool sroce_ud_run(struct sroce_qp *qp, int budget)
 		skb = skb_dequeue(&qp->rxq);
 		if (!skb)
 			break;
-		sroce_ud_recv(qp, skb);
+		if (sroce_qp_is_raw(qp))
+			sroce_raw_recv(qp, skb);
+		else
+			sroce_ud_recv(qp, skb);
 	}
 	more = !skb_queue_empty(&qp->rxq);
 	/* Pairs with sroce_req_arm(): the PSN is set once this is. */

@@ -38,6 +38,11 @@ static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+static inline bool sroce_qp_is_raw(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RAW_PACKET;
+}
+
 /* Transports the receive path lets through to a QP lookup. */
 static inline bool sroce_transport_supported(u8 opcode)
 {
@@ -59,6 +64,9 @@ static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
 		return SROCE_TR_XRC;
+	/* Takes no RoCE packets: no BTH's transport bits are this. */
+	case IB_QPT_RAW_PACKET:
+		return SROCE_TR_NONE;
 	default:
 		return SROCE_TR_RC;
 	}

@@ -55,6 +55,8 @@ enum sroce_transport {
 };
 
 #define SROCE_TR_MASK		0xe0
+/* No transport: what a QP that takes no RoCE packets says (raw packet). */
+#define SROCE_TR_NONE		0xff
 #define SROCE_OP_MASK		0x1f
 
 /* Operation codes within a transport (include/rdma/ib_pack.h numbering). */
