@@ -4,7 +4,7 @@
 # several path MTUs and verifies every byte and every completion: between
 # two devices (IPv4 and IPv6 GIDs) and in loopback on one device; and
 # the same with on-demand paging MRs whose pages leave the mapping
-# before every operation.
+# before every operation; and with each data path knob on and off.
 # sroce-timeout: 900
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
@@ -56,7 +56,51 @@ odp_errors() {
 	[ "$e1" -gt "$e0" ]
 }
 
-tap_plan 18
+# Two more devices in ns1, fab3 and fab4, on the ends of a veth inside
+# it: each one's address is local to the other.  ib_core resolves the
+# peer's MAC by ARP on the device's own netdev, from a source address
+# the answering side finds local: accept_local lets that through.
+add_local_pair() {
+	ip netns exec ns1 sysctl -qw net.ipv4.conf.all.accept_local=1 &&
+		ip -n ns1 link add va type veth peer name vb &&
+		ip -n ns1 addr add 192.168.79.1/24 dev va &&
+		ip -n ns1 addr add 192.168.79.2/24 dev vb &&
+		ip -n ns1 link set va up && ip -n ns1 link set vb up &&
+		ip netns exec ns1 rdma link add fab3 type sroce netdev va &&
+		ip netns exec ns1 rdma link add fab4 type sroce netdev vb &&
+		wait_for 10 gid_index ns1 fab3 192.168.79.1 >/dev/null &&
+		wait_for 10 gid_index ns1 fab4 192.168.79.2 >/dev/null
+}
+
+# The local deliveries of fab1 and fab3.
+local_count() {
+	echo $(($(counter ns1 fab1 tx_local) + $(counter ns1 fab3 tx_local)))
+}
+
+# local_run Y|N: with tx_local so, loopback on fab1 (IPv4 and IPv6) and
+# fab3<->fab4 (two devices of ns1) verify every byte, and tx_local
+# moves exactly when on; fab1<->fab2, across the veth to ns2, never
+# moves it.
+local_run() {
+	local g3 g4 c0 c1 c2
+	echo "$1" >"$PARAMS/tx_local" || return 1
+	g3=$(gid_index ns1 fab3 192.168.79.1) &&
+		g4=$(gid_index ns1 fab4 192.168.79.2) || return 1
+	c0=$(local_count)
+	"$RCV" -d fab1 -g "$G4A" -m 1024 -n 5 -s 100000 &&
+		"$RCV" -d fab1 -g "$G6A" -m 4096 -n 5 -s 100000 &&
+		"$RCV" -d fab3 -D fab4 -g "$g3" -G "$g4" -m 4096 -n 5 \
+			-s 100000 || return 1
+	c1=$(local_count)
+	"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 1024 -n 3 -s 100000 ||
+		return 1
+	c2=$(local_count)
+	echo "tx_local=$1: tx_local $c0 -> $c1 (local), -> $c2 (veth)"
+	[ "$c2" = "$c1" ] || return 1
+	if [ "$1" = Y ]; then [ "$c1" -gt "$c0" ]; else [ "$c1" = "$c0" ]; fi
+}
+
+tap_plan 21
 topo_sroce_pair
 
 for mtu in 256 1024 4096; do
@@ -85,4 +129,10 @@ tap_check "receive steering on: large packets placed on another CPU" \
 tap_check "receive steering off: all placed inline, rx_steered still" \
 	knob_run rx_steer N rx_steered
 echo Y >"$PARAMS/rx_steer"
+tap_require "fab3 and fab4 on a veth inside ns1" add_local_pair
+tap_check "local delivery on: loopback and fab3<->fab4 past lo, tx_local counts" \
+	local_run Y
+tap_check "local delivery off: through lo, every byte, tx_local still" \
+	local_run N
+echo Y >"$PARAMS/tx_local"
 tap_done

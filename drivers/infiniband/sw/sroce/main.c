@@ -26,6 +26,7 @@ static int __init sroce_mod_init(void)
 	int err;
 
 	sroce_crc_init();
+	sroce_local_init();
 	sroce_debugfs_init();
 	err = sroce_parent_init();
 	if (err)
@@ -52,6 +53,7 @@ err_engine:
 	sroce_parent_exit();
 err_parent:
 	sroce_debugfs_exit();
+	sroce_local_exit();
 	sroce_crc_exit();
 	return err;
 }
@@ -62,6 +64,8 @@ static void __exit sroce_mod_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_netdev_exit();
 	ib_unregister_driver(SROCE_DRIVER_ID);
+	/* Each packet queued for local delivery held its device up. */
+	sroce_local_exit();
 	sroce_net_exit_module();
 	/* Every QP is gone with its device: no work is left. */
 	sroce_engine_exit();

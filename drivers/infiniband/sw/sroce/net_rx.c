@@ -122,7 +122,8 @@ static bool sroce_rx_icrc_later(const struct sk_buff *skb)
  * be left to the engine (sroce_rx_cb(skb)->icrc_later).  Returns the
  * counter to charge on failure, or SROCE_CNT_MAX.
  */
-static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
+static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6,
+					 bool local)
 {
 	struct sroce_pkt_hdr h;
 	unsigned int hlen;
@@ -136,8 +137,10 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6)
 		return SROCE_CNT_RX_BAD_HDR;
 	if (sroce_wire_parse(skb->data, skb->len, &h))
 		return SROCE_CNT_RX_BAD_HDR;
-	sroce_rx_cb(skb)->icrc_later = sroce_rx_icrc_later(skb);
-	if (!sroce_rx_cb(skb)->icrc_later && !sroce_rx_icrc_ok(skb, hlen, ipv6))
+	/* Built by this host for this host (local.c): it carries none. */
+	sroce_rx_cb(skb)->icrc_later = !local && sroce_rx_icrc_later(skb);
+	if (!local && !sroce_rx_cb(skb)->icrc_later &&
+	    !sroce_rx_icrc_ok(skb, hlen, ipv6))
 		return SROCE_CNT_RX_ICRC_ERR;
 	/* One partition, the default; either membership type. */
 	if ((h.pkey & 0x7fff) != (SROCE_PKEY_DEFAULT & 0x7fff))
@@ -170,29 +173,40 @@ void sroce_rx_drop(struct sroce_dev *sdev, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
-/* The encap hook's work: always consumes @skb. */
-int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
+/*
+ * A packet for @sdev, from the wire or from this host (@local); data at
+ * the UDP header.  Always consumes @skb.
+ */
+void sroce_net_rx_dev(struct sroce_dev *sdev, struct sk_buff *skb,
+		      bool local)
 {
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
 	enum sroce_counter why;
+	bool ce;
+
+	why = sroce_rx_check(skb, ipv6, local);
+	if (why != SROCE_CNT_MAX) {
+		sroce_rx_drop(sdev, skb, why);
+		return;
+	}
+	ce = sroce_rx_ce(skb, ipv6);
+	if (ce)
+		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
+	sroce_engine_recv(sdev, skb, ce);
+}
+
+/* The encap hook's work: always consumes @skb. */
+int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb)
+{
 	struct sroce_dev *sdev;
 
-	sdev = sroce_rx_dev(skb, ipv6);
+	sdev = sroce_rx_dev(skb, skb->protocol == htons(ETH_P_IPV6));
 	if (!sdev) {
 		atomic64_inc(&snet->rx_dropped);
 		kfree_skb(skb);
 		return 0;
 	}
-	why = sroce_rx_check(skb, ipv6);
-	if (why == SROCE_CNT_MAX) {
-		bool ce = sroce_rx_ce(skb, ipv6);
-
-		if (ce)
-			sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RX_ECN_CE);
-		sroce_engine_recv(sdev, skb, ce);
-	} else {
-		sroce_rx_drop(sdev, skb, why);
-	}
+	sroce_net_rx_dev(sdev, skb, false);
 	ib_device_put(&sdev->ibdev);
 	return 0;
 }

@@ -19,7 +19,8 @@
  *    or completed by the stack; the ICRC masks that field.
  *
  * Routes come from a per-QP dst_cache, looked up again when the AV
- * changes or the route goes stale.  A packet that cannot be sent (no
+ * changes or the route goes stale.  A route through lo to a sroce
+ * device of this host is taken past lo, with no ICRC (local.c).  A packet that cannot be sent (no
  * route, namespace gone) is dropped and counted: to the engine it is a
  * lost packet, which the retransmit timer deals with.
  */
@@ -289,11 +290,29 @@ static u8 sroce_tx_tclass(const struct sroce_av *av, u8 ecn)
 		     av->traffic_class;
 }
 
+/*
+ * To a sroce device of this host (local.c): the IP header just pushed,
+ * skb->data moved back to the UDP header, as the receive path takes it.
+ */
+static int sroce_tx_local(struct sroce_qp *qp, struct sroce_dev *local,
+			  struct sk_buff *skb, u16 proto)
+{
+	skb_reset_network_header(skb);
+	skb->protocol = htons(proto);
+	__skb_pull(skb, skb_transport_offset(skb));
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	if (sroce_local_xmit(local, skb))
+		return -ENOBUFS;
+	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_LOCAL);
+	return 0;
+}
+
 static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 			struct socket *sock, u8 ecn)
 {
 	const struct sroce_av *av = &qp->av;
 	struct net *net = sock_net(sock->sk);
+	struct sroce_dev *local;
 	struct iphdr *iph;
 	struct rtable *rt;
 	int err;
@@ -303,6 +322,8 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return PTR_ERR(rt);
 	}
+	sroce_tx_note_route(qp, &rt->dst);
+	local = sroce_local_target(net, &rt->dst, av);
 	sroce_tx_udp(qp, skb);
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -316,13 +337,16 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 	iph->check = 0;
 	iph->saddr = av->saddr.in4.sin_addr.s_addr;
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
+	if (local) {
+		ip_rt_put(rt);
+		return sroce_tx_local(qp, local, skb, ETH_P_IP);
+	}
 	__ip_select_ident(net, iph, 1);
 	sroce_tx_icrc(skb, skb->data, sizeof(*iph) + sizeof(struct udphdr) +
 		      SROCE_BTH_BYTES, sizeof(*iph) + sizeof(struct udphdr) +
 		      SROCE_BTH_BYTES, false);
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	sroce_tx_note_route(qp, &rt->dst);
 	skb_dst_set(skb, &rt->dst);
 	skb->ip_summed = CHECKSUM_NONE;
 	err = ip_local_out(net, sock->sk, skb);
@@ -369,6 +393,7 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	const struct sroce_av *av = &qp->av;
 	struct net *net = sock_net(sock->sk);
+	struct sroce_dev *local;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	int err;
@@ -378,10 +403,13 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
+	sroce_tx_note_route(qp, dst);
+	local = sroce_local_target(net, dst, av);
 	sroce_tx_udp(qp, skb);
 	/* IPv6 needs a UDP checksum: offloaded, or done by the stack. */
-	udp6_set_csum(false, skb, &av->saddr.in6.sin6_addr,
-		      &av->daddr.in6.sin6_addr, skb->len);
+	if (!local)
+		udp6_set_csum(false, skb, &av->saddr.in6.sin6_addr,
+			      &av->daddr.in6.sin6_addr, skb->len);
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6_flow_hdr(ip6h, sroce_tx_tclass(av, ecn),
@@ -391,12 +419,15 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
 	ip6h->saddr = av->saddr.in6.sin6_addr;
 	ip6h->daddr = av->daddr.in6.sin6_addr;
+	if (local) {
+		dst_release(dst);
+		return sroce_tx_local(qp, local, skb, ETH_P_IPV6);
+	}
 	sroce_tx_icrc(skb, skb->data, sizeof(*ip6h) + sizeof(struct udphdr) +
 		      SROCE_BTH_BYTES, sizeof(*ip6h) + sizeof(struct udphdr) +
 		      SROCE_BTH_BYTES, true);
 
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	sroce_tx_note_route(qp, dst);
 	skb_dst_set(skb, dst);
 	err = ip6_local_out(net, sock->sk, skb);
 	return sroce_tx_result(err);

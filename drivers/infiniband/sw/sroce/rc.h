@@ -176,6 +176,11 @@ int sroce_tx_data_done(struct sk_buff *skb, const struct sroce_pkt_hdr *h,
 		       const struct sroce_data *d);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
+/* local.c: packets for a sroce device of this host, past lo. */
+struct sroce_dev *sroce_local_target(struct net *net,
+				     const struct dst_entry *dst,
+				     const struct sroce_av *av);
+int sroce_local_xmit(struct sroce_dev *sdev, struct sk_buff *skb);
 /* Count @skb against @qp until it leaves the host (raw.c sends its own). */
 void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb);
 struct sroce_txacct *sroce_txacct_alloc(void);

@@ -301,8 +301,14 @@ void sroce_net_exit_module(void);
 struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *snet);
 
+/* local.c: the per-CPU queues of local delivery. */
+void sroce_local_init(void);
+void sroce_local_exit(void);
+
 /* net_rx.c: the receive path behind the encap hook (softirq). */
 int sroce_net_rx(struct sroce_net *snet, struct sk_buff *skb);
+void sroce_net_rx_dev(struct sroce_dev *sdev, struct sk_buff *skb,
+		      bool local);
 
 /* parent.c */
 int sroce_parent_init(void);
