@@ -201,6 +201,21 @@ figure() {
 	ALL+=" tcp $(field 1 <<<"${runs[tcp]}" | xargs)"$'\n'
 }
 
+# lo_figure NAME UNIT KIND ARGS...: like for like, both on the host's
+# own address: sroce in loopback on fab1 (local.c) against rxe on lo,
+# BENCH_REPEAT rounds alternating; one row of medians.
+lo_figure() {
+	local name=$1 unit=$2 kind=$3 k s="" r=""
+	shift 3
+	for ((k = 0; k < BENCH_REPEAT; k++)); do
+		s+=" $("sroce_lo_$kind" "$@")"
+		r+=" $("rxe_$kind" "$@")"
+	done
+	row "$name" "$unit" "$(tr ' ' '\n' <<<"$s" | median)" \
+		"$(tr ' ' '\n' <<<"$r" | median)"
+	ALL+="  $name (loopback): sroce$s; rxe$r"$'\n'
+}
+
 main() {
 	local op size
 	[ -x "$SROCE_TREE/out/bench/udp_pingpong" ] ||
@@ -226,6 +241,13 @@ main() {
 	for op in send write read; do
 		figure "ib_${op}_lat 64B" usec lat "ib_${op}_lat" -s 64
 	done
+	echo
+	echo "## like for like: sroce in loopback on fab1, rxe0 on lo (both skip IP)"
+	table_head
+	lo_figure "ib_send_lat 64B" usec lat ib_send_lat -s 64
+	lo_figure "ib_write_lat 64B" usec lat ib_write_lat -s 64
+	lo_figure "ib_write_bw 64K" MB/s bw ib_write_bw -s 65536 \
+		-n "$(iters 65536)"
 	echo
 	echo "(medians of $BENCH_REPEAT runs; latency is t_typical, lower is better;"
 	echo " TCP: iperf3 with the same write size and streams, and for latency the"

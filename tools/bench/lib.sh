@@ -15,6 +15,10 @@ rxe_bw() { perf_nonzero _rxe_perf 4 "$@"; }
 sroce_lat() { perf_nonzero _sroce_perf 5 "$@"; }
 rxe_lat() { perf_nonzero _rxe_perf 5 "$@"; }
 _sroce_perf() { perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 "$@"; }
+# sroce in loopback on fab1 (local delivery), like rxe on lo.
+sroce_lo_bw() { perf_nonzero _sroce_lo_perf 4 "$@"; }
+sroce_lo_lat() { perf_nonzero _sroce_lo_perf 5 "$@"; }
+_sroce_lo_perf() { perf_run ns1 fab1 "$G4A" ns1 fab1 "$G4A" 192.168.77.1 "$@"; }
 _rxe_perf() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@"; }
 
 # perf_nonzero RUN COL ARGS...: column COL of RUN ARGS..., run up to three

@@ -133,10 +133,10 @@ static void sroce_comp_resend(struct sroce_qp *qp, u32 psn)
 }
 
 /* The timed packet, sent once, is acknowledged: one RTT sample. */
-static void sroce_comp_rtt(struct sroce_qp *qp, u32 next)
+static void sroce_comp_rtt(struct sroce_qp *qp, u32 next, u64 now)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = sroce_clock_ns(), us;
+	u64 us;
 
 	if (!req->rtt_timing || !sroce_psn_after(next, req->rtt_psn))
 		return;
@@ -153,14 +153,16 @@ static void sroce_comp_rtt(struct sroce_qp *qp, u32 next)
 static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = sroce_clock_ns();
 	u32 acked;
+	u64 now;
 
 	if (!sroce_psn_after(next, req->una))
 		return;
+	/* Once per ACK: a TCG guest's clock is an HPET read, ~1 us. */
+	now = sroce_clock_ns();
 	acked = sroce_psn_sub(next, req->una);
 	req->una = next;
-	sroce_comp_rtt(qp, next);
+	sroce_comp_rtt(qp, next, now);
 	sroce_cc_acked(qp, acked);
 	while (req->pkt_tail != req->pkt_head) {
 		struct sroce_txpkt *p =
