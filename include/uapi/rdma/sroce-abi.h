@@ -34,6 +34,7 @@ enum sroce_ucontext_caps {
 	SROCE_CAP_XRC = 1 << 2,		/* XRC domains, SRQs, QPs: xrc_srqn */
 	SROCE_CAP_ATOMIC_WRITE = 1 << 3,	/* SROCE_WR_ATOMIC_WRITE */
 	SROCE_CAP_RAW_PACKET = 1 << 4,	/* raw packet QPs (SEND), flows */
+	SROCE_CAP_RSS = 1 << 5,		/* receive WQs, indirection tables, RSS QPs */
 };
 
 /*
@@ -95,10 +96,12 @@ struct sroce_ring_hdr {
 	__u32 cons;
 	__u32 pad1[15];
 	/*
-	 * SQ only: SROCE_RING_F_KICK is set by the kernel when its send
+	 * SQ: SROCE_RING_F_KICK is set by the kernel when its send
 	 * engine went idle; the provider then rings the doorbell (an
 	 * ibv_post_send() system call with no work requests).  While the
-	 * engine runs, posting needs no system call.
+	 * engine runs, posting needs no system call.  An RQ or a WQ has
+	 * it set only in error, where what is posted must be flushed (the
+	 * RQ's doorbell is POST_RECV with no work requests, a WQ's below).
 	 *
 	 * Any ring: SROCE_RING_F_DEAD is set by the kernel when it destroys
 	 * the ring's object.  A provider sees it only if that happened
@@ -302,16 +305,64 @@ enum sroce_qp_cc {
 	SROCE_QP_CC_DCQCN = 3,
 };
 
+/*
+ * RSS QPs (SROCE_CAP_RSS): a raw packet QP created with an indirection
+ * table has no rings of its own; it spreads the frames its flows take
+ * over the table's WQs by a hash its create request configures.  The
+ * values are rdma-core's (IBV_RX_HASH_FUNC_*, IBV_RX_HASH_*).
+ */
+#define SROCE_RX_HASH_FUNC_TOEPLITZ	(1U << 0)
+
+enum sroce_rx_hash_fields {
+	SROCE_RX_HASH_SRC_IPV4 = 1 << 0,
+	SROCE_RX_HASH_DST_IPV4 = 1 << 1,
+	SROCE_RX_HASH_SRC_IPV6 = 1 << 2,
+	SROCE_RX_HASH_DST_IPV6 = 1 << 3,
+	SROCE_RX_HASH_SRC_PORT_TCP = 1 << 4,
+	SROCE_RX_HASH_DST_PORT_TCP = 1 << 5,
+	SROCE_RX_HASH_SRC_PORT_UDP = 1 << 6,
+	SROCE_RX_HASH_DST_PORT_UDP = 1 << 7,
+};
+
+/* The Toeplitz key is exactly this long. */
+#define SROCE_RX_HASH_KEY_LEN		40
+
+/*
+ * The rx_hash fields came with SROCE_CAP_RSS, in ABI 1 without a version
+ * bump: a provider that does not know them sends the first 8 bytes, and
+ * they must be zero for every QP but an RSS QP.  An RSS QP needs them.
+ */
 struct sroce_create_qp_req {
 	__u32 cc;		/* enum sroce_qp_cc */
 	__u32 reserved;		/* must be zero */
+	__aligned_u64 rx_hash_fields_mask;	/* enum sroce_rx_hash_fields */
+	__u8 rx_hash_function;	/* SROCE_RX_HASH_FUNC_TOEPLITZ */
+	__u8 rx_hash_key_len;	/* SROCE_RX_HASH_KEY_LEN */
+	__u8 reserved1[6];	/* must be zero */
+	__u8 rx_hash_key[SROCE_RX_HASH_KEY_LEN];
 };
 
 struct sroce_create_qp_resp {
-	struct sroce_ring_info sq;
-	struct sroce_ring_info rq;	/* entries == 0: no RQ (SRQ) */
+	struct sroce_ring_info sq;	/* entries == 0: no SQ (RSS QP) */
+	struct sroce_ring_info rq;	/* entries == 0: no RQ (SRQ, RSS QP) */
 	__u32 max_inline;
 	__u32 reserved;
+};
+
+/*
+ * Receive work queues (SROCE_CAP_RSS): a receive ring like a QP's RQ,
+ * with the same WQE format, that the RSS QPs whose tables name the WQ
+ * consume.  Posting needs no system call.  In IBV_WQS_ERR the kernel
+ * flushes what is posted and, when it finds nothing more, sets
+ * SROCE_RING_F_KICK on the ring: a receive posted after that needs the
+ * doorbell, a modify_wq with attr_mask IBV_WQ_ATTR_CURR_STATE alone and
+ * curr_wq_state IBV_WQS_ERR, which changes nothing but flushes (and fails
+ * with EINVAL if the WQ is no longer in ERR).  A WQ's completions carry
+ * its wq_num in qp_num; WQ and QP numbers never meet.  create_wq takes
+ * no driver request.
+ */
+struct sroce_create_wq_resp {
+	struct sroce_ring_info rq;
 };
 
 /*

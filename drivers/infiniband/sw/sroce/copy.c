@@ -179,19 +179,27 @@ static int sroce_mr_move(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 	return 0;
 }
 
-/* Look @key up and check @len bytes at @iova for @access; ref held. */
-static struct sroce_mr *sroce_copy_get_mr(struct sroce_qp *qp, u32 key,
-					  u64 iova, u64 len, int access)
+/* Look @key up and check @len bytes at @iova for @access in @pd. */
+static struct sroce_mr *sroce_copy_get_pd_mr(struct sroce_dev *sdev,
+					     struct sroce_pd *pd, u32 key,
+					     u64 iova, u64 len, int access)
 {
-	struct sroce_mr *mr = sroce_mr_lookup(qp->sdev, key);
+	struct sroce_mr *mr = sroce_mr_lookup(sdev, key);
 
 	if (!mr)
 		return NULL;
-	if (sroce_mr_check(mr, qp->pd, iova, len, access)) {
+	if (sroce_mr_check(mr, pd, iova, len, access)) {
 		sroce_mr_put(mr);
 		return NULL;
 	}
 	return mr;
+}
+
+/* ... in the QP's PD; ref held. */
+static struct sroce_mr *sroce_copy_get_mr(struct sroce_qp *qp, u32 key,
+					  u64 iova, u64 len, int access)
+{
+	return sroce_copy_get_pd_mr(qp->sdev, qp->pd, key, iova, len, access);
 }
 
 /*
@@ -224,6 +232,18 @@ int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u64 off, u32 len, struct sroce_data *d,
 		   bool to_mem)
 {
+	return sroce_copy_sgl_pd(qp, qp->pd, sge, num_sge, off, len, d,
+				 to_mem);
+}
+
+/*
+ * The same with the MRs checked against @pd: a receive WQ's (wq.c),
+ * which RSS QPs of another PD may fill.  @qp still faults ODP pages in.
+ */
+int sroce_copy_sgl_pd(struct sroce_qp *qp, struct sroce_pd *pd,
+		      const struct sroce_sge *sge, u32 num_sge, u64 off,
+		      u32 len, struct sroce_data *d, bool to_mem)
+{
 	int access = to_mem ? IB_ACCESS_LOCAL_WRITE : 0;
 	u32 i;
 
@@ -239,7 +259,8 @@ int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
 		}
 		n = min_t(u64, len, sge[i].length - off);
 		addr = sge[i].addr + off;
-		mr = sroce_copy_get_mr(qp, sge[i].lkey, addr, n, access);
+		mr = sroce_copy_get_pd_mr(qp->sdev, pd, sge[i].lkey, addr, n,
+					  access);
 		if (!mr)
 			return -EACCES;
 		err = sroce_mr_move(qp, mr, addr, n, d, to_mem);

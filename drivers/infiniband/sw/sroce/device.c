@@ -15,6 +15,19 @@
 /* Serialises the duplicate checks in sroce_device_add() with registration. */
 static DEFINE_MUTEX(sroce_device_mutex);
 
+/*
+ * Receive WQs, indirection tables and RSS QPs (wq.c, rss.c), with raw
+ * packet QPs: what the raw_packet parameter says now.
+ */
+static void sroce_device_rss_caps(struct ib_device_attr *a)
+{
+	a->max_wq_type_rq = SROCE_MAX_WQ;
+	a->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+	a->rss_caps.max_rwq_indirection_tables = SROCE_MAX_RWQ_IND_TBL;
+	a->rss_caps.max_rwq_indirection_table_size =
+		BIT(SROCE_RWQ_IND_TBL_LOG_MAX);
+}
+
 static int sroce_device_query(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
@@ -22,6 +35,8 @@ static int sroce_device_query(struct ib_device *ibdev,
 	if (udata->inlen || udata->outlen)
 		return -EINVAL;
 	*attr = to_sdev(ibdev)->attr;
+	if (sroce_raw_enabled())
+		sroce_device_rss_caps(attr);
 	return 0;
 }
 
@@ -98,6 +113,7 @@ static void sroce_device_dealloc(struct ib_device *ibdev)
 	sroce_ah_table_destroy(sdev);
 	sroce_mcast_destroy(sdev);
 	sroce_flows_destroy(sdev);
+	sroce_wq_destroy_dev(sdev);
 	sroce_table_destroy(&sdev->qp_table);
 	sroce_table_destroy(&sdev->srq_table);
 	sroce_table_destroy(&sdev->mw_table);
@@ -122,8 +138,10 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_cq = sroce_cq_create,
 	.create_flow = sroce_flow_create,
 	.create_qp = sroce_qp_create,
+	.create_rwq_ind_table = sroce_rss_table_create,
 	.create_srq = sroce_srq_create,
 	.create_user_ah = sroce_ah_create,
+	.create_wq = sroce_wq_create,
 	.dealloc_driver = sroce_device_dealloc,
 	.dealloc_mw = sroce_mw_dealloc,
 	.dealloc_pd = sroce_pd_dealloc,
@@ -134,7 +152,9 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_flow = sroce_flow_destroy,
 	.destroy_qp = sroce_qp_destroy,
+	.destroy_rwq_ind_table = sroce_rss_table_destroy,
 	.destroy_srq = sroce_srq_destroy,
+	.destroy_wq = sroce_wq_destroy,
 	.disassociate_ucontext = sroce_ucontext_disassociate,
 	.detach_mcast = sroce_mcast_detach,
 	.device_group = &sroce_device_attr_group,
@@ -149,6 +169,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap_free = sroce_queue_mmap_free,
 	.modify_qp = sroce_qp_modify,
 	.modify_srq = sroce_srq_modify,
+	.modify_wq = sroce_wq_modify,
 	.poll_cq = sroce_cq_poll,
 	.post_recv = sroce_qp_post_recv,
 	.post_send = sroce_qp_post_send,
@@ -170,6 +191,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_rwq_ind_table, sroce_rwq_ind_table, ibtbl),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
@@ -303,6 +325,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_ah_table_init(sdev);
 	sroce_mcast_init(sdev);
 	sroce_flows_init(sdev);
+	sroce_wq_init_dev(sdev);
 	/* Above every MR index: an rkey's index tells MW from MR. */
 	sroce_table_init(&sdev->mw_table, SROCE_MW_INDEX_MIN,
 			 SROCE_MW_INDEX_MIN + SROCE_MAX_MW - 1);

@@ -266,6 +266,10 @@ static enum sroce_pass sroce_engine_pass(struct sroce_qp *qp, bool at_home)
 
 	if (test_bit(SROCE_ENG_STOPPED, &qp->req.flags))
 		return SROCE_PASS_DONE;
+	/* No state of its own: its WQs' decide, and it never sends. */
+	if (sroce_qp_is_rss(qp))
+		return sroce_rss_run(qp, SROCE_BUDGET) ? SROCE_PASS_MORE :
+							 SROCE_PASS_DONE;
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:

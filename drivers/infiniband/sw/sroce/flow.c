@@ -251,8 +251,10 @@ static struct sk_buff *sroce_flows_copy(struct sk_buff *skb)
 	return c;
 }
 
+/* A copy of @skb, parsed into @key, for the QP numbered @qpn. */
 static void sroce_flows_give(struct sroce_dev *sdev, u32 qpn,
-			     struct sk_buff *skb, bool local)
+			     struct sk_buff *skb,
+			     const struct sroce_flow_key *key, bool local)
 {
 	struct sroce_qp *qp = sroce_qp_lookup(sdev, qpn);
 	struct sk_buff *c;
@@ -263,10 +265,12 @@ static void sroce_flows_give(struct sroce_dev *sdev, u32 qpn,
 	if (!sroce_qp_is_raw(qp))
 		goto out;
 	c = sroce_flows_copy(skb);
-	if (c)
-		sroce_raw_deliver(qp, c, local);
-	else
+	if (!c)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RAW_RX_DROPPED);
+	else if (sroce_qp_is_rss(qp))
+		sroce_rss_deliver(qp, c, key, local);
+	else
+		sroce_raw_deliver(qp, c, local);
 out:
 	sroce_qp_put(qp);
 }
@@ -312,7 +316,7 @@ void sroce_flows_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 			break;
 		}
 		given[n++] = f->qpn;
-		sroce_flows_give(sdev, f->qpn, skb, local);
+		sroce_flows_give(sdev, f->qpn, skb, &key, local);
 	}
 	rcu_read_unlock();
 }

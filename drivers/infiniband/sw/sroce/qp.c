@@ -29,7 +29,8 @@ static u32 sroce_qp_rq_stride(u32 max_sge)
 }
 
 static int sroce_qp_check_init(struct sroce_dev *sdev,
-			       const struct ib_qp_init_attr *init)
+			       const struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
 {
 	const struct ib_device_attr *a = &sdev->attr;
 	const struct ib_qp_cap *cap = &init->cap;
@@ -52,6 +53,8 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
+	if (init->rwq_ind_tbl)
+		return sroce_rss_qp_check(init, udata);
 	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
 	    cap->max_send_sge > a->max_send_sge ||
 	    cap->max_recv_sge > a->max_recv_sge ||
@@ -70,6 +73,9 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	struct ib_ucontext *uctx = NULL;
 	int err;
 
+	/* Its table's WQs are its RQs; it has nothing to map. */
+	if (sroce_qp_is_rss(qp))
+		return sroce_rss_qp_rings(qp, init);
 	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
 	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
 	qp->max_inline = cap->max_inline_data;
@@ -122,24 +128,39 @@ err_sq:
 	return err;
 }
 
-/* The provider's request, if it sent one: zeroes are the defaults. */
-static int sroce_qp_read_req(struct sroce_qp *qp, struct ib_udata *udata)
+/* Only an RSS QP has a hash configuration. */
+static bool sroce_qp_req_has_rss(const struct sroce_create_qp_req *req)
 {
-	struct sroce_create_qp_req req = {};
+	return req->rx_hash_fields_mask || req->rx_hash_function ||
+	       req->rx_hash_key_len ||
+	       memchr_inv(req->rx_hash_key, 0, sizeof(req->rx_hash_key));
+}
+
+/*
+ * The provider's request into @req, if it sent one: zeroes are the
+ * defaults (an older provider sends only cc).
+ */
+static int sroce_qp_read_req(struct sroce_qp *qp, struct ib_udata *udata,
+			     struct sroce_create_qp_req *req)
+{
 	int err;
 
+	memset(req, 0, sizeof(*req));
 	if (!udata || !udata->inlen)
 		return 0;
-	if (udata->inlen > sizeof(req) &&
-	    !ib_is_udata_cleared(udata, sizeof(req),
-				 udata->inlen - sizeof(req)))
+	if (udata->inlen > sizeof(*req) &&
+	    !ib_is_udata_cleared(udata, sizeof(*req),
+				 udata->inlen - sizeof(*req)))
 		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
 	if (err)
 		return err;
-	if (req.reserved || req.cc > SROCE_QP_CC_DCQCN)
+	if (req->reserved || req->cc > SROCE_QP_CC_DCQCN ||
+	    memchr_inv(req->reserved1, 0, sizeof(req->reserved1)))
 		return -EINVAL;
-	qp->cc_pref = req.cc;
+	if (!sroce_qp_is_rss(qp) && sroce_qp_req_has_rss(req))
+		return -EINVAL;
+	qp->cc_pref = req->cc;
 	return 0;
 }
 
@@ -149,13 +170,16 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_create_qp_resp resp = {};
+	struct sroce_create_qp_req req;
 	int err;
 
-	err = sroce_qp_check_init(sdev, init);
+	err = sroce_qp_check_init(sdev, init, udata);
 	if (!err)
 		err = sroce_xrc_qp_check(init, udata);
 	if (!err)
-		err = sroce_qp_read_req(qp, udata);
+		err = sroce_qp_read_req(qp, udata, &req);
+	if (!err && sroce_qp_is_rss(qp))
+		err = sroce_rss_qp_init(qp, &req);
 	if (err)
 		return err;
 	qp->sdev = sdev;
@@ -173,7 +197,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = sroce_qp_alloc_rings(qp, init, udata, &resp);
 	if (err)
-		return err;
+		goto err_rss;
 	err = sroce_engine_qp_init(qp);
 	if (err)
 		goto err_rings;
@@ -204,6 +228,8 @@ err_engine:
 err_rings:
 	sroce_queue_free(&qp->rq);
 	sroce_queue_free(&qp->sq);
+err_rss:
+	sroce_rss_qp_free(qp);
 	return err;
 }
 
@@ -216,6 +242,7 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_engine_qp_destroy(qp);
 	sroce_queue_free(&qp->rq);
 	sroce_queue_free(&qp->sq);
+	sroce_rss_qp_free(qp);
 	return 0;
 }
 

@@ -148,6 +148,9 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen)
 		return -EINVAL;
+	/* Its WQs have the states that matter (rss.c); it has none. */
+	if (sroce_qp_is_rss(qp))
+		return -EOPNOTSUPP;
 
 	spin_lock_bh(&qp->state_lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
@@ -213,7 +216,7 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	bool own_rq;
+	bool own_rq, no_sq;
 
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
@@ -238,11 +241,13 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	spin_unlock_bh(&qp->state_lock);
 
-	attr->cap.max_send_wr = sroce_qp_is_xrc_tgt(qp) ? 0 : qp->sq.nentries;
+	/* Neither an XRC TGT nor an RSS QP has an SQ to speak of. */
+	no_sq = sroce_qp_is_xrc_tgt(qp) || sroce_qp_is_rss(qp);
+	attr->cap.max_send_wr = no_sq ? 0 : qp->sq.nentries;
 	/* An XRC TGT QP's srq changes under us: test its type first. */
-	own_rq = !sroce_qp_is_xrc(qp) && !qp->srq;
+	own_rq = !sroce_qp_is_xrc(qp) && !qp->srq && !sroce_qp_is_rss(qp);
 	attr->cap.max_recv_wr = own_rq ? qp->rq.nentries : 0;
-	attr->cap.max_send_sge = sroce_qp_is_xrc_tgt(qp) ? 0 : qp->max_send_sge;
+	attr->cap.max_send_sge = no_sq ? 0 : qp->max_send_sge;
 	attr->cap.max_recv_sge = own_rq ? qp->max_recv_sge : 0;
 	attr->cap.max_inline_data = qp->max_inline;
 	init->cap = attr->cap;

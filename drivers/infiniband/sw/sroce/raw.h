@@ -43,6 +43,23 @@ void sroce_raw_recv(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_raw_deliver(struct sroce_qp *qp, struct sk_buff *skb, bool local);
 int sroce_raw_wqe_from_wr(const struct ib_send_wr *wr);
 
+/*
+ * rss.c: RSS QPs, raw packet QPs created with an indirection table (its
+ * WQs and the tables themselves are in wq.h).
+ */
+struct ib_qp_init_attr;
+struct sroce_create_qp_req;
+struct sroce_flow_key;
+int sroce_rss_qp_check(const struct ib_qp_init_attr *init,
+		       struct ib_udata *udata);
+int sroce_rss_qp_init(struct sroce_qp *qp,
+		      const struct sroce_create_qp_req *req);
+int sroce_rss_qp_rings(struct sroce_qp *qp, struct ib_qp_init_attr *init);
+void sroce_rss_qp_free(struct sroce_qp *qp);
+void sroce_rss_deliver(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct sroce_flow_key *key, bool local);
+bool sroce_rss_run(struct sroce_qp *qp, int budget);
+
 /* flow.c */
 void sroce_flows_init(struct sroce_dev *sdev);
 void sroce_flows_destroy(struct sroce_dev *sdev);

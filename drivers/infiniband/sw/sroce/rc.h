@@ -226,6 +226,9 @@ struct sroce_data {
 int sroce_copy_sgl(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u64 off, u32 len, struct sroce_data *d,
 		   bool to_mem);
+int sroce_copy_sgl_pd(struct sroce_qp *qp, struct sroce_pd *pd,
+		      const struct sroce_sge *sge, u32 num_sge, u64 off,
+		      u32 len, struct sroce_data *d, bool to_mem);
 void sroce_copy_sgl_hint(struct sroce_qp *qp, const struct sroce_sge *sge,
 			 u32 num_sge);
 int sroce_copy_sgl_ready(struct sroce_qp *qp, const struct sroce_sge *sge,

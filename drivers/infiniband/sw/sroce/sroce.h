@@ -22,6 +22,7 @@
 #include "mcast.h"
 #include "odp.h"
 #include "raw.h"
+#include "wq.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -44,6 +45,7 @@
 #define SROCE_UDP_PORT		4791		/* IANA: RoCEv2 */
 
 struct sroce_pernet;
+struct sroce_rss_conf;
 
 /* A namespace's RoCEv2 sockets, shared by its devices (net.c). */
 struct sroce_net {
@@ -89,6 +91,9 @@ struct sroce_dev {
 	struct sroce_mcast mcast;
 	/* Flow steering rules of its raw packet QPs (flow.c). */
 	struct sroce_flows flows;
+	/* Numbers of its receive WQs and indirection tables (wq.c, rss.c). */
+	struct ida wq_ida;
+	struct ida rwq_ind_tbl_ida;
 
 	/* The ib_device's sysfs parent and its net/ link's name (parent.c). */
 	struct device *parent;
@@ -267,6 +272,8 @@ struct sroce_qp {
 	struct sroce_req req;
 	struct sroce_resp resp;
 	struct sroce_odp_fault odp;	/* odp.c */
+	/* An RSS QP's hash configuration (rss.c); NULL for any other QP. */
+	struct sroce_rss_conf *rss;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -44,7 +44,7 @@ static void sroce_ucontext_fill(struct sroce_alloc_ucontext_resp *resp)
 {
 	*resp = sroce_ucontext_resp;
 	if (sroce_raw_enabled())
-		resp->caps |= SROCE_CAP_RAW_PACKET;
+		resp->caps |= SROCE_CAP_RAW_PACKET | SROCE_CAP_RSS;
 }
 
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)

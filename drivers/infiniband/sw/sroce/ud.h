@@ -43,6 +43,12 @@ static inline bool sroce_qp_is_raw(const struct sroce_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RAW_PACKET;
 }
 
+/* A raw packet QP created with an indirection table (rss.c). */
+static inline bool sroce_qp_is_rss(const struct sroce_qp *qp)
+{
+	return qp->ibqp.rwq_ind_tbl;
+}
+
 /* Transports the receive path lets through to a QP lookup. */
 static inline bool sroce_transport_supported(u8 opcode)
 {
