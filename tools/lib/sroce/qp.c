@@ -9,6 +9,12 @@
  * QP (IBV_QPT_XRC_RECV) belongs to an XRC domain and has no rings at
  * all: it receives into the XRC SRQs its requests name, and any process
  * with the domain may open it by number (ibv_open_qp()).
+ *
+ * RSS: a raw packet QP created with an indirection table and a hash
+ * configuration (SROCE_CAP_RSS) has no rings either: the frames its
+ * flows take go to the table's WQs (wq.c) by the hash, which the kernel
+ * computes from what the create request carries.  It takes the extended
+ * command, the only one that names a table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,11 +40,48 @@ _Static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 _Static_assert(sizeof(struct sroce_recv_wqe) == SROCE_RECV_WQE_HDR_SIZE,
 	       "receive WQE header size");
 
+struct sroce_create_qp_ex_cmd {
+	struct ibv_create_qp_ex ibv;
+	struct sroce_create_qp_req drv;
+};
+_Static_assert(offsetof(struct sroce_create_qp_ex_cmd, drv) ==
+	       sizeof(struct ibv_create_qp_ex),
+	       "driver request must follow the core one without padding");
+
+struct sroce_create_qp_ex_resp_buf {
+	struct ib_uverbs_ex_create_qp_resp ibv;
+	struct sroce_create_qp_resp drv;
+};
+_Static_assert(offsetof(struct sroce_create_qp_ex_resp_buf, drv) ==
+	       sizeof(struct ib_uverbs_ex_create_qp_resp),
+	       "driver response must follow the core one without padding");
+
+/* The hash configuration goes to the kernel as rdma-core numbers it. */
+_Static_assert(SROCE_SAME(IBV_RX_HASH_FUNC_TOEPLITZ,
+			  SROCE_RX_HASH_FUNC_TOEPLITZ) &&
+	       SROCE_SAME(IBV_RX_HASH_SRC_IPV4, SROCE_RX_HASH_SRC_IPV4) &&
+	       SROCE_SAME(IBV_RX_HASH_DST_IPV4, SROCE_RX_HASH_DST_IPV4) &&
+	       SROCE_SAME(IBV_RX_HASH_SRC_IPV6, SROCE_RX_HASH_SRC_IPV6) &&
+	       SROCE_SAME(IBV_RX_HASH_DST_IPV6, SROCE_RX_HASH_DST_IPV6) &&
+	       SROCE_SAME(IBV_RX_HASH_SRC_PORT_TCP,
+			  SROCE_RX_HASH_SRC_PORT_TCP) &&
+	       SROCE_SAME(IBV_RX_HASH_DST_PORT_TCP,
+			  SROCE_RX_HASH_DST_PORT_TCP) &&
+	       SROCE_SAME(IBV_RX_HASH_SRC_PORT_UDP,
+			  SROCE_RX_HASH_SRC_PORT_UDP) &&
+	       SROCE_SAME(IBV_RX_HASH_DST_PORT_UDP,
+			  SROCE_RX_HASH_DST_PORT_UDP),
+	       "RX hash numbers are rdma-core's");
+
 /* What ibv_create_qp_ex() may ask of us; PD (or XRCD) is required. */
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
 				 IBV_QP_INIT_ATTR_XRCD | \
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+				 IBV_QP_INIT_ATTR_IND_TABLE | \
+				 IBV_QP_INIT_ATTR_RX_HASH)
+#define SROCE_QP_INIT_ATTR_RSS	(IBV_QP_INIT_ATTR_IND_TABLE | \
+				 IBV_QP_INIT_ATTR_RX_HASH)
 
 static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
 {
@@ -160,6 +203,41 @@ static int sroce_qp_check_tgt(struct ibv_context *ctx,
 	return 0;
 }
 
+static bool sroce_qp_is_rss(const struct ibv_qp_init_attr_ex *attr)
+{
+	return attr->comp_mask & SROCE_QP_INIT_ATTR_RSS;
+}
+
+/*
+ * An RSS QP: a raw packet QP with both a table of this context and a
+ * hash configuration, receiving only.  The kernel checks the hash.
+ */
+static int sroce_qp_check_rss(struct ibv_context *ctx,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
+	const struct ibv_qp_cap *cap = &attr->cap;
+
+	if (!sroce_ctx_has_rss(ctx))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & SROCE_QP_INIT_ATTR_RSS) !=
+	    SROCE_QP_INIT_ATTR_RSS || attr->qp_type != IBV_QPT_RAW_PACKET ||
+	    !attr->rwq_ind_tbl || attr->rwq_ind_tbl->context != ctx)
+		return EINVAL;
+	if (attr->send_cq || attr->recv_cq || attr->srq || cap->max_send_wr ||
+	    cap->max_recv_wr || cap->max_send_sge || cap->max_recv_sge ||
+	    cap->max_inline_data)
+		return EINVAL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	    attr->send_ops_flags)
+		return EINVAL;
+	/* The key travels in a field of this size. */
+	if (h->rx_hash_key_len > SROCE_RX_HASH_KEY_LEN ||
+	    (h->rx_hash_key_len && !h->rx_hash_key))
+		return EINVAL;
+	return 0;
+}
+
 static int sroce_qp_check_init(struct ibv_context *ctx,
 			       const struct ibv_qp_init_attr_ex *attr)
 {
@@ -171,6 +249,12 @@ static int sroce_qp_check_init(struct ibv_context *ctx,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
+	if (sroce_qp_is_rss(attr)) {
+		int ret = sroce_qp_check_rss(ctx, attr);
+
+		if (ret)
+			return ret;
+	}
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
 		return sroce_qp_check_tgt(ctx, attr);
 	if (!sroce_send_ops_of(attr->qp_type, caps) ||
@@ -278,9 +362,61 @@ err:
 	return NULL;
 }
 
+/* The hash configuration, as the kernel reads it. */
+static void sroce_qp_rss_req(struct sroce_create_qp_req *req,
+			     const struct ibv_rx_hash_conf *h)
+{
+	req->rx_hash_fields_mask = h->rx_hash_fields_mask;
+	req->rx_hash_function = h->rx_hash_function;
+	req->rx_hash_key_len = h->rx_hash_key_len;
+	if (h->rx_hash_key_len)
+		memcpy(req->rx_hash_key, h->rx_hash_key, h->rx_hash_key_len);
+}
+
+/* An RSS QP (checked): the extended command, no rings, no send ops. */
+static struct ibv_qp *sroce_qp_create_rss(struct ibv_context *ctx,
+					  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_create_qp_ex_resp_buf resp = {};
+	struct sroce_create_qp_ex_cmd cmd = {};
+	struct ibv_qp_init_attr_ex a;
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = sroce_qp_alloc();
+	if (!qp)
+		return NULL;
+	sroce_qp_rss_req(&cmd.drv, &attr->rx_hash_conf);
+	a = *attr;
+	/* No create flags (checked): none to send. */
+	a.comp_mask &= ~(IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	qp->parent = sroce_pd_get(attr->pd);
+	a.pd = sroce_pd_real(attr->pd);
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, &a, &cmd.ibv, sizeof(cmd),
+				    &resp.ibv, sizeof(resp));
+	if (ret) {
+		sroce_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->vqp.qp.pd = attr->pd;
+	attr->cap = a.cap;
+	return &qp->vqp.qp;
+}
+
 static struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 					 struct ibv_qp_init_attr_ex *attr)
 {
+	if (sroce_qp_is_rss(attr)) {
+		int ret = sroce_qp_check_init(ctx, attr);
+
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
+		return sroce_qp_create_rss(ctx, attr);
+	}
 	return sroce_qp_create(ctx, attr);
 }
 

@@ -272,6 +272,7 @@ static struct verbs_context *sroce_ctx_ready(struct sroce_context *ctx,
 	verbs_set_ops(&ctx->vctx, &sroce_srq_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_ah_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_xrc_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_wq_ops);
 	return &ctx->vctx;
 }
 

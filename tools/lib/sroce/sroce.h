@@ -16,6 +16,8 @@
  *   stubs.c  - every other verb, failing with EOPNOTSUPP
  *   mw.c     - memory windows: alloc, dealloc, bind; their send WQEs
  *   xrc.c    - XRC domains (XRC SRQs are in srq.c, XRC QPs in qp.c)
+ *   wq.c     - receive work queues and indirection tables (RSS QPs are
+ *              in qp.c)
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
@@ -26,6 +28,7 @@
 
 #include "verbs-private.h"
 #include "verbs-private-xrc.h"
+#include "verbs-private-rss.h"
 #include "rdma/sroce-abi.h"
 #include "ring.h"
 
@@ -282,6 +285,14 @@ extern const struct verbs_context_ops sroce_xrc_ops;
 static inline bool sroce_ctx_has_xrc(struct ibv_context *ctx)
 {
 	return to_sctx(ctx)->caps & SROCE_CAP_XRC;
+}
+
+/* wq.c: receive work queues and indirection tables */
+extern const struct verbs_context_ops sroce_wq_ops;
+
+static inline bool sroce_ctx_has_rss(struct ibv_context *ctx)
+{
+	return to_sctx(ctx)->caps & SROCE_CAP_RSS;
 }
 
 /* ah.c: address handles */

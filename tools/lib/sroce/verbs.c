@@ -29,6 +29,27 @@ static void sroce_fw_ver_format(char *buf, size_t len, uint64_t raw)
 }
 
 /*
+ * The hash RSS QPs take, which uverbs has no field for: when the kernel
+ * reports RSS (its raw_packet parameter is on) and the caller's struct
+ * has room.
+ */
+static void sroce_rss_caps(struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ibv_rss_caps *c = &attr->rss_caps;
+
+	if (attr_size < offsetof(struct ibv_device_attr_ex, rss_caps) +
+			sizeof(*c) || !c->supported_qpts)
+		return;
+	c->rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	c->rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+				 IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
+				 IBV_RX_HASH_SRC_PORT_TCP |
+				 IBV_RX_HASH_DST_PORT_TCP |
+				 IBV_RX_HASH_SRC_PORT_UDP |
+				 IBV_RX_HASH_DST_PORT_UDP;
+}
+
+/*
  * Also serves ibv_query_device(): libibverbs 44 implements it by calling
  * this op with attr_size == sizeof(struct ibv_device_attr).
  */
@@ -50,6 +71,7 @@ static int sroce_query_device_ex(struct ibv_context *ibctx,
 		sroce_fw_ver_format(attr->orig_attr.fw_ver,
 				    sizeof(attr->orig_attr.fw_ver),
 				    resp.base.fw_ver);
+	sroce_rss_caps(attr, attr_size);
 	return 0;
 }
 
