@@ -1,10 +1,13 @@
 #!/bin/bash
-# Raw packet QPs and flow steering (raw.c, flow.c): off by default; with
-# raw_packet=1, selftests/tools/raw_check.py (frames of every size from
-# one raw QP to another's flow byte for byte, unmatched frames not taken,
-# a sniffer, bad lengths, no flows on UD QPs, a frame out to the peer's
-# UDP socket and one in from it, which the host's socket still gets),
-# the counters, and rdma-core's own raw QP and flow tests.
+# Raw packet QPs and flow steering (raw.c, flow.c), receive WQs,
+# indirection tables and RSS QPs (wq.c, rss.c): off by default; with
+# raw_packet=1, selftests/tools/raw_check.py (frames of every size
+# from one raw QP to another's flow byte for byte, unmatched frames not
+# taken, a sniffer, bad lengths, no flows on UD QPs, a frame out to the
+# peer's UDP socket and one in from it, which the host's socket still
+# gets; a WQ's states and flushes; RSS QPs spreading frames over WQs
+# exactly where the Toeplitz hash computed in Python says; bad RSS
+# input), the counters, and rdma-core's own raw QP, flow and RSS tests.
 # sroce-timeout: 900
 # shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
@@ -79,25 +82,27 @@ pyverbs_raw() {
 	gid=$(gid_index ns1 fab1 192.168.77.1) || return 1
 	(cd "$PYV" && ip netns exec ns1 /usr/bin/python3 tests/run_tests.py \
 		--dev fab1 --port 1 --gid "$gid" -v -k raw_qp -k test_flow \
+		-k test_rss_traffic \
 		>"$log" 2>&1)
 	grep -E ' \.\.\. ' "$log" | grep -v mlx5
 	tail -n 3 "$log"
-	# 9 of test_qp, 5 of test_flow (a docstring may sit between a test's
-	# name and its verdict); nothing may fail, and only mlx5 may skip.
-	[ "$(grep -cE ' \.\.\. ok$' "$log")" -eq 14 ] &&
+	# 9 of test_qp, 5 of test_flow, test_rss_traffic (a docstring may sit
+	# between a test's name and its verdict); nothing may fail, and only
+	# mlx5 may skip.
+	[ "$(grep -cE ' \.\.\. ok$' "$log")" -eq 15 ] &&
 		[ "$(grep -cE ' \.\.\. skipped' "$log")" -eq \
 		  "$(grep -cE ' \.\.\. skipped .*MLX5' "$log")" ] &&
 		grep -qE '^OK' "$log"
 }
 
-tap_plan 17
+tap_plan 21
 tap_require "load sroce" sroce_load
 tap_require "veth topology" topo_veth
 tap_require "provider" sroce_provider_setup
 tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
 tap_require "fab1 has its IPv4 GID" wait_for 30 gid_index ns1 fab1 192.168.77.1
 tap_check "raw_packet is off by default" grep -qx N "$PARAM"
-tap_check "off: raw QPs refused with EOPNOTSUPP" rc off
+tap_check "off: raw QPs and WQs refused with EOPNOTSUPP, no RSS caps" rc off
 tap_require "raw_packet=1" sh -c "echo 1 > $PARAM"
 counter_snap ns1 fab1 "$SROCE_RESULTS/raw.before"
 tap_check "frames of 14 to MTU+18 bytes reach a flow on the device byte for byte" rc loop
@@ -107,6 +112,10 @@ tap_check "no flows on UD QPs" rc udflow
 tap_check "a raw frame reaches the peer's UDP socket" tx_to_peer
 tap_check "a flow gets the peer's datagram, and so does the host's socket" rx_from_peer
 tap_check "raw_tx_packets and raw_rx_packets count them" raw_counted
-tap_check "rdma-core's raw QP and flow tests: 14 ok" pyverbs_raw
+tap_check "query_device_ex: WQs, indirection tables, RSS with Toeplitz" rc caps
+tap_check "a WQ: RESET, RDY, ERR flushes (the doorbell too), RESET discards, frames only in RDY" rc wq
+tap_check "RSS QPs spread frames over WQs and CQs where the Toeplitz hash says" rc rss
+tap_check "bad table size, hash function, key, fields, queues refused" rc rssbad
+tap_check "rdma-core's raw QP, flow and RSS tests: 15 ok" pyverbs_raw
 tap_check "fab1 deleted with no flow left" ip netns exec ns1 rdma link delete fab1
 tap_done
