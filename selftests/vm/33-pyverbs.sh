@@ -1,13 +1,13 @@
 #!/bin/bash
 # rdma-core's own pyverbs test suite against a sroce device.  The bar is
-# sroce's own score (131 ok, rxe has 86 on this kernel) with no FAIL or
+# sroce's own score (142 ok, rxe has 86 on this kernel) with no FAIL or
 # ERROR: anything sroce does not support must skip cleanly.
 # sroce-timeout: 1800
 # shellcheck disable=SC2317 # functions below are called via tap_require
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
-MIN_OK=${SROCE_PYVERBS_MIN_OK:-131}
+MIN_OK=${SROCE_PYVERBS_MIN_OK:-142}
 SUITE=$SROCE_RESULTS/pyverbs
 
 suite_copy() {
@@ -40,9 +40,10 @@ hugepages() {
 count() { grep -cE "$1" "$SROCE_RESULTS/pyverbs.log" || true; }
 
 # Why a test may skip on sroce (Documentation/testing.rst, pyverbs): the
-# hardware it is written for (mlx5, EFA, a GPU, a PCI device), on-device
-# memory, and what sroce does not do yet (raw packet QPs and the flow
-# steering and RSS built on them).
+# hardware it is written for (mlx5, EFA, a GPU, a PCI device) and
+# on-device memory.  Raw packet QPs, flow steering and RSS are done (on by
+# default): "Create QP type 8 is not supported" and the other raw reasons
+# are no longer accepted.
 # A reason not listed fails: a feature that stopped working skips with
 # "not supported" rather than failing.
 SKIP_OK=(
@@ -53,11 +54,6 @@ SKIP_OK=(
 	"cuda-python 12.0+ must be installed to run CUDA tests"
 	"PCI device must be passed by the user"
 	"Device memory is not supported"
-	"Create QP type 8 is not supported"
-	"Create Raw Packet QP without attrs is not supported"
-	"Create Raw Packet QP with attrs is not supported"
-	"Create Raw Packet QP without extended attrs is not supported"
-	"Create Raw Packet QP with extended attrs is not supported"
 )
 # mlx5's timestamp and tag matching tests ask for CQ fields only that
 # hardware fills (a free-running or real-time clock, tag matching
@@ -118,8 +114,9 @@ tail -n 5 "$SROCE_RESULTS/pyverbs.log" | tap_diag_file
 # device names the netdev, their multicast ones since sroce does UD
 # multicast; six XRC tests rxe skips pass too (test_xrc_atomic_*,
 # test_xrc_traffic_cq_ex, test_qp_ex_xrc_send*, test_ro_xrc_traffic),
-# and the 17 of test_odp since sroce does on-demand paging (implicit MRs
-# and prefetch too).  Raw packet QPs would raise it further.
+# the 17 of test_odp since sroce does on-demand paging (implicit MRs
+# and prefetch too), and the 11 raw packet QP, flow steering and RSS
+# tests since those are on by default.
 tap_check "at least $MIN_OK ok (rxe: 86)" test "$OK" -ge "$MIN_OK"
 tap_check "no FAIL or ERROR" sh -c "grep -E '( \.\.\. |^)(FAIL|ERROR)$' '$SROCE_RESULTS/pyverbs.log'; [ $FAIL = 0 ] && [ $ERR = 0 ]"
 tap_check "every skip has a known reason (testing.rst)" skips_known

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Raw packet QPs and flow steering (raw.c, flow.c), receive WQs,
-# indirection tables and RSS QPs (wq.c, rss.c): off by default; with
-# raw_packet=1, selftests/tools/raw_check.py (frames of every size
+# indirection tables and RSS QPs (wq.c, rss.c): on by default, refused
+# with raw_packet=N; selftests/tools/raw_check.py (frames of every size
 # from one raw QP to another's flow byte for byte, unmatched frames not
 # taken, a sniffer, bad lengths, no flows on UD QPs, a frame out to the
 # peer's UDP socket and one in from it, which the host's socket still
@@ -95,15 +95,16 @@ pyverbs_raw() {
 		grep -qE '^OK' "$log"
 }
 
-tap_plan 21
+tap_plan 22
 tap_require "load sroce" sroce_load
 tap_require "veth topology" topo_veth
 tap_require "provider" sroce_provider_setup
 tap_require "fab1 on v1" ip netns exec ns1 rdma link add fab1 type sroce netdev v1
 tap_require "fab1 has its IPv4 GID" wait_for 30 gid_index ns1 fab1 192.168.77.1
-tap_check "raw_packet is off by default" grep -qx N "$PARAM"
+tap_check "raw_packet is on by default" grep -qx Y "$PARAM"
+tap_require "raw_packet=N" sh -c "echo N > $PARAM"
 tap_check "off: raw QPs and WQs refused with EOPNOTSUPP, no RSS caps" rc off
-tap_require "raw_packet=1" sh -c "echo 1 > $PARAM"
+tap_require "raw_packet=Y again" sh -c "echo Y > $PARAM"
 counter_snap ns1 fab1 "$SROCE_RESULTS/raw.before"
 tap_check "frames of 14 to MTU+18 bytes reach a flow on the device byte for byte" rc loop
 tap_check "an unmatched frame is not taken; a sniffer takes it; one copy per QP" rc nomatch

@@ -19,6 +19,7 @@
  * Receive: a frame some flow matched (flow.c), from the MAC header on,
  * takes the next receive WQE of the RQ or SRQ; none posted: dropped and
  * counted, as UD does.  No GRH area: the frame is what the consumer gets.
+ * An RSS QP's frames go to its table's WQs instead (rss.c).
  */
 #include <linux/if_vlan.h>
 
@@ -26,15 +27,17 @@
 #include "rc.h"
 
 /*
- * Off by default: rdma-core's tests (and so, presumably, its users) take
- * a device with raw packet QPs to have receive work queues and RSS as
- * well, which sroce does not have yet.  A QP type a device does not
- * offer is refused cleanly; one that half works is not.
+ * On by default, with the receive WQs, indirection tables and RSS QPs
+ * that rdma-core's tests (and so, presumably, its users) expect of a
+ * device with raw packet QPs (wq.c, rss.c).  Off, creating any of them
+ * fails with EOPNOTSUPP, and contexts opened then are not offered them:
+ * for a host whose CAP_NET_RAW processes should not see frames through
+ * RDMA.
  */
-static bool raw_packet;
+static bool raw_packet = true;
 module_param(raw_packet, bool, 0644);
 MODULE_PARM_DESC(raw_packet,
-		 "Offer raw packet QPs and flow steering to CAP_NET_RAW (default N)");
+		 "Offer raw packet QPs, flow steering, receive WQs and RSS to CAP_NET_RAW (default Y)");
 
 bool sroce_raw_enabled(void)
 {
