@@ -18,6 +18,9 @@ and exits 0 if it held, 1 if not:
              through the netdev (the peer's socket checks it arrives)
   rx PORT    a flow on UDP destination PORT receives a datagram the peer
              sends there, and a UDP socket on PORT gets it too
+  tcp PORT N a flow on TCP destination PORT receives the N-byte stream the
+             peer sends to a socket there as the wire carried it: frames
+             of at most the MTU, checksums filled in
   caps       query_device_ex reports receive WQs, indirection tables and
              RSS on raw packet QPs with the Toeplitz hash
   wq         a receive WQ: numbered apart from QPs, RESET/RDY/ERR, receives
@@ -285,6 +288,56 @@ def check_rx(ctx, pd, dev, port):
     del keep
     return got is not None and got.endswith(data) and \
         got[12:14] == b'\x08\x00' and len(got) == 14 + 20 + 8 + len(data)
+
+
+def tcp_csum_ok(frame):
+    """The TCP checksum of an IPv4 frame (no VLAN tag) holds."""
+    ihl = (frame[14] & 0xf) * 4
+    tot = struct.unpack('!H', frame[16:18])[0]
+    seg = frame[14 + ihl:14 + tot]
+    pseudo = frame[26:34] + struct.pack('!BBH', 0, 6, len(seg))
+    data = pseudo + seg + (b'\0' if len(seg) % 2 else b'')
+    return ip_csum(data) == 0
+
+
+def check_tcp(ctx, pd, dev, port, total):
+    """A TCP stream from the peer to PORT: the flow gets it as the wire
+    carried it, frames no longer than the MTU (the peer's stack hands veth
+    TSO trains), each with its checksum filled in, all the bytes."""
+    srv = Raw(ctx, pd, nrecv=64)
+    keep = srv.flow([TcpUdpSpec(e.IBV_FLOW_SPEC_TCP, dst_port=int(port))])
+    lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsn.bind(('', int(port)))
+    lsn.listen(1)
+    lsn.settimeout(30)
+    print('ready', flush=True)
+    conn, _ = lsn.accept()
+    got = 0
+    while True:
+        b = conn.recv(65536)
+        if not b:
+            break
+        got += len(b)
+    frames = big = bad = payload = errs = 0
+    limit = mtu(netdev_of(dev)) + 14
+    while True:
+        data, wc = srv.recv(2)
+        if wc is None:
+            break
+        if wc.status != e.IBV_WC_SUCCESS:
+            errs += 1
+            continue
+        frames += 1
+        big += len(data) > limit
+        bad += not tcp_csum_ok(data)
+        ihl = (data[14] & 0xf) * 4
+        tot = struct.unpack('!H', data[16:18])[0]
+        payload += tot - ihl - (data[14 + ihl + 12] >> 4) * 4
+    del keep
+    print(f'socket: {got} bytes; raw QP: {frames} frames, {payload} bytes '
+          f'of payload, {big} over {limit} bytes, {bad} bad checksums, '
+          f'{errs} error completions')
+    return got == int(total) and payload >= got and not (big or bad or errs)
 
 
 # ---------------------------------------------------------------- RSS ----
@@ -693,7 +746,7 @@ CHECKS = {
     'off': check_off, 'loop': check_loop, 'nomatch': check_nomatch,
     'badlen': check_badlen, 'udflow': check_udflow, 'tx': check_tx,
     'rx': check_rx, 'caps': check_caps, 'wq': check_wq, 'rss': check_rss,
-    'rssbad': check_rssbad,
+    'rssbad': check_rssbad, 'tcp': check_tcp,
 }
 
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The GSI QP (QP1): ib_mad creates it at registration, and the CM runs on
 # it.  rdma_cm programs connect over sroce between two namespaces: rping
-# -V (RC, IPv4 and IPv6), ucmatose (RC), udaddy (UD through SIDR).
+# -V (RC, IPv4 and IPv6), ucmatose (RC), udaddy (UD through SIDR), and
+# perftest connected by rdma_cm (-R).
 # sroce-timeout: 900
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
@@ -34,7 +35,7 @@ no_qp1_error() {
 	! dmesg | grep -E "Couldn't create ib_mad QP1|ib_mad.*fab"
 }
 
-tap_plan 10
+tap_plan 12
 topo_sroce_pair
 tap_check "ib_mad created QP1 on both devices" no_qp1_error
 tap_check "rping -V, IPv4" cm_pair ns2 ns1 -- \
@@ -47,5 +48,11 @@ tap_check "ucmatose, IPv4" cm_pair ns2 ns1 -- \
 	ucmatose -b 192.168.77.2 -C 10 -- ucmatose -s 192.168.77.2 -C 10
 tap_check "udaddy, IPv4" cm_pair ns2 ns1 -- \
 	udaddy -b 192.168.77.2 -C 10 -- udaddy -s 192.168.77.2 -C 10
+tap_check "ib_write_bw -R, IPv4" cm_pair ns2 ns1 -- \
+	ib_write_bw -d fab2 -R -F -p 18902 -n 500 -s 65536 -- \
+	ib_write_bw -d fab1 -R -F -p 18902 -n 500 -s 65536 192.168.77.2
+tap_check "ib_send_bw -R, IPv4" cm_pair ns2 ns1 -- \
+	ib_send_bw -d fab2 -R -F -p 18903 -n 500 -s 4096 -- \
+	ib_send_bw -d fab1 -R -F -p 18903 -n 500 -s 4096 192.168.77.2
 rdma statistic show link fab2/1 | tap_diag_file
 tap_done

@@ -57,6 +57,26 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(
 	return "$st"
 }
 
+# A TCP stream of 40000 bytes from ns2 to 192.168.77.1:PORT: the socket
+# gets it, and a flow on PORT gets its frames as the wire had them (the
+# peer's TSO trains cut back into frames, checksums filled in).
+tcp_from_peer() {
+	local port=5603 out=$SROCE_RESULTS/raw-tcp.out pid
+	rc tcp "$port" 40000 >"$out" 2>&1 &
+	pid=$!
+	wait_for 60 grep -q ready "$out" || { kill "$pid"; cat "$out"; return 1; }
+	ip netns exec ns2 /usr/bin/python3 -c '
+import socket, sys
+s = socket.create_connection(("192.168.77.1", int(sys.argv[1])))
+s.sendall(bytes(range(256)) * 156 + bytes(64))
+s.close()
+' "$port"
+	wait "$pid"
+	local st=$?
+	cat "$out"
+	return "$st"
+}
+
 # Counter NAME grew by at least MIN since the snapshot.
 grew() {
 	local d
@@ -95,7 +115,7 @@ pyverbs_raw() {
 		grep -qE '^OK' "$log"
 }
 
-tap_plan 22
+tap_plan 23
 tap_require "load sroce" sroce_load
 tap_require "veth topology" topo_veth
 tap_require "provider" sroce_provider_setup
@@ -113,6 +133,7 @@ tap_check "no flows on UD QPs" rc udflow
 tap_check "a raw frame reaches the peer's UDP socket" tx_to_peer
 tap_check "a flow gets the peer's datagram, and so does the host's socket" rx_from_peer
 tap_check "raw_tx_packets and raw_rx_packets count them" raw_counted
+tap_check "a TCP stream's frames reach a flow as on the wire: MTU-sized, checksummed" tcp_from_peer
 tap_check "query_device_ex: WQs, indirection tables, RSS with Toeplitz" rc caps
 tap_check "a WQ: RESET, RDY, ERR flushes (the doorbell too), RESET discards, frames only in RDY" rc wq
 tap_check "RSS QPs spread frames over WQs and CQs where the Toeplitz hash says" rc rss

@@ -251,6 +251,54 @@ static struct sk_buff *sroce_flows_copy(struct sk_buff *skb)
 	return c;
 }
 
+/* One frame, from its MAC header on, to raw QP @qp; consumes @c. */
+static void sroce_flows_hand(struct sroce_qp *qp, struct sk_buff *c,
+			     const struct sroce_flow_key *key, bool local)
+{
+	/* A checksum the sender left to offload: the wire would have it. */
+	if (c->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(c)) {
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_RAW_RX_DROPPED);
+		kfree_skb(c);
+		return;
+	}
+	if (sroce_qp_is_rss(qp))
+		sroce_rss_deliver(qp, c, key, local);
+	else
+		sroce_raw_deliver(qp, c, local);
+}
+
+/*
+ * A raw QP gets what the wire carried, as a NIC's does: a GSO train (a
+ * veth peer's TSO, GRO's aggregate of a NIC's frames) is cut back into
+ * its frames, which share its headers and so its key.  Consumes @c.
+ */
+static void sroce_flows_deliver(struct sroce_qp *qp, struct sk_buff *c,
+				const struct sroce_flow_key *key, bool local)
+{
+	struct sk_buff *segs, *seg, *next;
+
+	if (!skb_is_gso(c)) {
+		sroce_flows_hand(qp, c, key, local);
+		return;
+	}
+	/*
+	 * In software: no offload features, so checksums are done too.  The
+	 * headers become our own first: segmenting may write the TCP or UDP
+	 * checksum into them, and they are the stack's too (a clone).
+	 */
+	segs = skb_cow_head(c, 0) ? NULL : __skb_gso_segment(c, 0, false);
+	if (IS_ERR_OR_NULL(segs)) {
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_RAW_RX_DROPPED);
+		kfree_skb(c);
+		return;
+	}
+	consume_skb(c);
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		sroce_flows_hand(qp, seg, key, local);
+	}
+}
+
 /* A copy of @skb, parsed into @key, for the QP numbered @qpn. */
 static void sroce_flows_give(struct sroce_dev *sdev, u32 qpn,
 			     struct sk_buff *skb,
@@ -267,10 +315,8 @@ static void sroce_flows_give(struct sroce_dev *sdev, u32 qpn,
 	c = sroce_flows_copy(skb);
 	if (!c)
 		sroce_cnt_inc(&sdev->cnt, SROCE_CNT_RAW_RX_DROPPED);
-	else if (sroce_qp_is_rss(qp))
-		sroce_rss_deliver(qp, c, key, local);
 	else
-		sroce_raw_deliver(qp, c, local);
+		sroce_flows_deliver(qp, c, key, local);
 out:
 	sroce_qp_put(qp);
 }

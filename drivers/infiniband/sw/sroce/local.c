@@ -15,11 +15,16 @@
  * receive path checks them (all but the ICRC) and finds the address
  * vector's addresses where it looks; and the packet is handed over in
  * softirq, after the sending run has let go of its QP, as the backlog
- * would: a per-CPU queue and a tasklet, both touched only with BHs off on
- * their own CPU.  A QP still sends from one CPU at a time, so its
- * packets stay in order (engine.c).  What is lost: lo's packet taps and
- * nftables rules do not see these packets; the tx_local parameter turns
- * it off.
+ * would: a per-CPU queue and its tasklet.  (Its lock is for CPU hotplug
+ * only: a dead CPU's tasklet moves to another, which then drains a queue
+ * its CPU may fill again once back.)  A QP still sends from one CPU at a
+ * time, so its packets stay in order (engine.c).  What is lost: lo's
+ * packet taps and nftables rules do not see these packets; the tx_local
+ * parameter turns it off.
+ *
+ * A queued packet holds its device, and ib_core's unregistration waits
+ * for that; so a device on its way out takes no more (a client of ours
+ * learns of it first), and what is sent to it goes through lo.
  */
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
@@ -64,7 +69,7 @@ static void sroce_local_run(struct tasklet_struct *t)
 	struct sk_buff *skb;
 	int budget = SROCE_LOCAL_BUDGET;
 
-	while (budget-- > 0 && (skb = __skb_dequeue(&l->q))) {
+	while (budget-- > 0 && (skb = skb_dequeue(&l->q))) {
 		struct sroce_dev *sdev = sroce_local_cb(skb)->sdev;
 
 		sroce_net_rx_dev(sdev, skb, true);
@@ -96,6 +101,10 @@ struct sroce_dev *sroce_local_target(struct net *net,
 	if (ndev)
 		ibdev = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
 	rcu_read_unlock();
+	if (ibdev && READ_ONCE(to_sdev(ibdev)->going)) {
+		ib_device_put(ibdev);
+		ibdev = NULL;
+	}
 	return ibdev ? to_sdev(ibdev) : NULL;
 }
 
@@ -118,21 +127,43 @@ int sroce_local_xmit(struct sroce_dev *sdev, struct sk_buff *skb)
 	skb_orphan(skb);
 	skb->dev = sdev->ndev;
 	sroce_local_cb(skb)->sdev = sdev;
-	__skb_queue_tail(&l->q, skb);
+	skb_queue_tail(&l->q, skb);
 	tasklet_schedule(&l->tasklet);
 	return 0;
 }
 
-void sroce_local_init(void)
+static int sroce_local_add(struct ib_device *ibdev)
+{
+	return 0;
+}
+
+/*
+ * ib_core removes its clients from a device before it waits for the
+ * device's references: from here on no packet takes one for the queue.
+ */
+static void sroce_local_remove(struct ib_device *ibdev, void *data)
+{
+	if (ibdev->ops.driver_id == SROCE_DRIVER_ID)
+		WRITE_ONCE(to_sdev(ibdev)->going, true);
+}
+
+static struct ib_client sroce_local_client = {
+	.name = "sroce_local",
+	.add = sroce_local_add,
+	.remove = sroce_local_remove,
+};
+
+int sroce_local_init(void)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct sroce_local *l = per_cpu_ptr(&sroce_local, cpu);
 
-		__skb_queue_head_init(&l->q);
+		skb_queue_head_init(&l->q);
 		tasklet_setup(&l->tasklet, sroce_local_run);
 	}
+	return ib_register_client(&sroce_local_client);
 }
 
 /* Every device is gone, so every queued packet was delivered or freed. */
@@ -140,6 +171,7 @@ void sroce_local_exit(void)
 {
 	int cpu;
 
+	ib_unregister_client(&sroce_local_client);
 	for_each_possible_cpu(cpu) {
 		struct sroce_local *l = per_cpu_ptr(&sroce_local, cpu);
 

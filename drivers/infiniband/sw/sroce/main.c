@@ -26,7 +26,9 @@ static int __init sroce_mod_init(void)
 	int err;
 
 	sroce_crc_init();
-	sroce_local_init();
+	err = sroce_local_init();
+	if (err)
+		goto err_local;
 	sroce_debugfs_init();
 	err = sroce_parent_init();
 	if (err)
@@ -54,6 +56,7 @@ err_engine:
 err_parent:
 	sroce_debugfs_exit();
 	sroce_local_exit();
+err_local:
 	sroce_crc_exit();
 	return err;
 }

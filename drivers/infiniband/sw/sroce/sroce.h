@@ -101,6 +101,8 @@ struct sroce_dev {
 
 	/* Offer and accept selective repeat (sr.c); sysfs, read at RTR/RTS. */
 	bool sr;
+	/* Being unregistered: local delivery takes no reference (local.c). */
+	bool going;
 	/* Congestion control of its QPs (cc.c); sysfs, read at RTS. */
 	u8 cc;
 	/* Bytes its QPs hold beyond gaps (sr.c), against a device bound. */
@@ -309,7 +311,7 @@ struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *snet);
 
 /* local.c: the per-CPU queues of local delivery. */
-void sroce_local_init(void);
+int sroce_local_init(void);
 void sroce_local_exit(void);
 
 /* net_rx.c: the receive path behind the encap hook (softirq). */
