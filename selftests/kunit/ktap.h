@@ -40,6 +40,8 @@ int sroce_kunit_cc(void);
 int sroce_kunit_dcqcn(void);
 int sroce_kunit_wire(void);
 int sroce_kunit_runner(void);
+int sroce_kunit_flow(void);
+int sroce_kunit_rss(void);
 
 static int tap_count;
 static int tap_failed;

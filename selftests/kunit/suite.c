@@ -27,10 +27,12 @@ static void name(struct kunit *test)				\
 SROCE_KUNIT_CASE(aeth)
 SROCE_KUNIT_CASE(cc)
 SROCE_KUNIT_CASE(dcqcn)
+SROCE_KUNIT_CASE(flow)
 SROCE_KUNIT_CASE(icrc)
 SROCE_KUNIT_CASE(psn)
 SROCE_KUNIT_CASE(req)
 SROCE_KUNIT_CASE(resp)
+SROCE_KUNIT_CASE(rss)
 SROCE_KUNIT_CASE(runner)
 SROCE_KUNIT_CASE(sack)
 SROCE_KUNIT_CASE(wire)
@@ -39,10 +41,12 @@ static struct kunit_case sroce_kunit_cases[] = {
 	KUNIT_CASE(aeth),
 	KUNIT_CASE(cc),
 	KUNIT_CASE(dcqcn),
+	KUNIT_CASE(flow),
 	KUNIT_CASE(icrc),
 	KUNIT_CASE(psn),
 	KUNIT_CASE(req),
 	KUNIT_CASE(resp),
+	KUNIT_CASE(rss),
 	KUNIT_CASE(runner),
 	KUNIT_CASE(sack),
 	KUNIT_CASE(wire),
