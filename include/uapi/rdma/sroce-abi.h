@@ -65,6 +65,30 @@ enum sroce_query_context_attrs {
 	SROCE_ATTR_QUERY_CONTEXT_RESP = 1U << 12,
 };
 
+/*
+ * Device memory (ibv_alloc_dm): ib_core's DM_ALLOC, DM_FREE and DM_MR_REG
+ * methods, and this driver method on UVERBS_OBJECT_DM, which tells where
+ * to mmap() a DM on the command fd and how long it is (for the context
+ * that allocated it, or one that imported it: ibv_import_dm).  IDs in the
+ * driver's namespace, like SROCE_ATTR_QUERY_CONTEXT_RESP.
+ */
+enum sroce_dm_methods {
+	SROCE_METHOD_DM_QUERY = 1U << 12,
+};
+
+enum sroce_dm_query_attrs {
+	SROCE_ATTR_DM_QUERY_HANDLE = 1U << 12,	/* in: the DM */
+	SROCE_ATTR_DM_QUERY_RESP,		/* out: struct sroce_dm_query_resp */
+};
+
+struct sroce_dm_query_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 length;	/* bytes usable; the mapping is whole pages */
+};
+
+/* The most one ibv_alloc_dm() may ask for (ibv_device_attr_ex.max_dm_size). */
+#define SROCE_DM_MAX		(256U << 10)
+
 struct sroce_alloc_pd_resp {
 	__u32 pdn;
 	__u32 reserved;

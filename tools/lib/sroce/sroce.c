@@ -265,6 +265,8 @@ static struct verbs_context *sroce_ctx_ready(struct sroce_context *ctx,
 	/* Later tables override earlier ones slot by slot (NULLs skip). */
 	verbs_set_ops(&ctx->vctx, &sroce_stub_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_mw_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_dm_ops);
+	verbs_set_ops(&ctx->vctx, &sroce_dm_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_verbs_ops);
 	verbs_set_ops(&ctx->vctx, &sroce_cq_ops);

@@ -104,10 +104,7 @@ struct sroce_pd {
 
 struct sroce_mr {
 	struct verbs_mr vmr;
-	/*
-	 * Parent domain held, or NULL.  A rereg_mr that changes the PD
-	 * (not implemented yet) must move this hold.
-	 */
+	/* Parent domain held, or NULL; a rereg_mr to a new PD moves it. */
 	struct sroce_pd *parent;
 };
 
@@ -327,6 +324,13 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 /* Builders: open the next WQE (NULL after an error); record an error. */
 struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *x, uint32_t op);
 void sroce_wr_fail(struct sroce_qp *qp, int err);
+
+/* verbs.c: our part of an MR (holding @ibpd if a parent domain), its end */
+struct sroce_mr *sroce_mr_new(struct ibv_pd *ibpd);
+void sroce_mr_free(struct sroce_mr *mr);
+
+/* dm.c: device memory */
+extern const struct verbs_context_ops sroce_dm_ops;
 
 /* mw.c: memory windows */
 extern const struct verbs_context_ops sroce_mw_ops;

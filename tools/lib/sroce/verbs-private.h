@@ -162,6 +162,12 @@ struct verbs_mr {
 	int access;
 };
 
+/* A DM and its kernel handle (ibv_cmd_alloc_dm() fills both handles). */
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
 /* verbs_qp.comp_mask: which optional parts libibverbs may use. */
 enum verbs_qp_mask {
 	VERBS_QP_XRCD	= 1 << 0,
@@ -494,6 +500,19 @@ int ibv_cmd_query_context(struct ibv_context *context,
 /* Fills keys, length, handle, context, pd; type IBV_MR_TYPE_IMPORTED_MR. */
 int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 		     uint32_t mr_handle);
+/*
+ * Device memory through ib_core's DM methods; @link: a driver block, or
+ * NULL.  ibv_cmd_reg_dm_mr() refuses (EINVAL) an MR that is not
+ * IBV_ACCESS_ZERO_BASED and fills the MR's keys, handle, length, pd and
+ * context, with addr NULL.
+ */
+int ibv_cmd_alloc_dm(struct ibv_context *ctx,
+		     const struct ibv_alloc_dm_attr *dm_attr,
+		     struct verbs_dm *dm, struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length, unsigned int access,
+		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
@@ -676,6 +695,7 @@ SROCE_ABI_ASSERT(sizeof(struct ibv_command_buffer) == 0x38);
 
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, mr_type) == 0x30);
 SROCE_ABI_ASSERT(offsetof(struct verbs_mr, access) == 0x34);
+SROCE_ABI_ASSERT(offsetof(struct verbs_dm, handle) == 0x20);
 
 /* ibv_qp_to_qp_ex() is "testb $0x2, 0x160(%rdi)". */
 SROCE_ABI_ASSERT(offsetof(struct verbs_qp, comp_mask) == 0x160);

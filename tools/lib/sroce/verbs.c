@@ -266,7 +266,7 @@ sroce_alloc_parent_domain(struct ibv_context *ibctx,
 /* ------------------------------------------------------------------ */
 
 /* Our part of an MR, holding @ibpd if it is a parent domain. */
-static struct sroce_mr *sroce_mr_new(struct ibv_pd *ibpd)
+struct sroce_mr *sroce_mr_new(struct ibv_pd *ibpd)
 {
 	struct sroce_mr *mr = calloc(1, sizeof(*mr));
 
@@ -276,7 +276,7 @@ static struct sroce_mr *sroce_mr_new(struct ibv_pd *ibpd)
 }
 
 /* ... and its end: the kernel's MR is gone, or was never ours to free. */
-static void sroce_mr_free(struct sroce_mr *mr)
+void sroce_mr_free(struct sroce_mr *mr)
 {
 	sroce_pd_put(mr->parent);
 	free(mr);

@@ -21,7 +21,7 @@ static u32 sroce_mr_key(u32 index)
 	return index << 8 | get_random_u8();
 }
 
-static struct sroce_mr *sroce_mr_alloc(int access, enum sroce_mr_type type)
+struct sroce_mr *sroce_mr_alloc(int access, enum sroce_mr_type type)
 {
 	struct sroce_mr *mr;
 

@@ -133,6 +133,7 @@ enum sroce_mr_type {
 	SROCE_MR_USER,	/* pinned user pages from ib_umem */
 	SROCE_MR_FAST,	/* kernel: fast registration (frmr.c) */
 	SROCE_MR_ODP,	/* user memory, not pinned: on-demand paging (odp.c) */
+	SROCE_MR_DM,	/* device memory: pages of a DM (dm.c), iova 0 */
 };
 
 /* A fast registration MR's page list layout (frmr.c). */
@@ -383,6 +384,17 @@ void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr);
+struct sroce_mr *sroce_mr_alloc(int access, enum sroce_mr_type type);
+
+/* dm.c: device memory, in host memory */
+struct ib_dm *sroce_dm_alloc(struct ib_device *ibdev, struct ib_ucontext *uctx,
+			     struct ib_dm_alloc_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
+int sroce_dm_dealloc(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct ib_mr *sroce_dm_reg_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition sroce_dm_uapi_defs[];
 
 /* frmr.c: fast registration MRs for kernel ULPs */
 #define SROCE_FR_MAX_PAGES	512
