@@ -42,6 +42,7 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
 	av->flow_label = grh->flow_label;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
+	av->sl = rdma_ah_get_sl(ah);
 	memcpy(av->dmac, ah->roce.dmac, ETH_ALEN);
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);
 	rdma_gid2ip((struct sockaddr *)&av->daddr, &av->dgid);
@@ -61,6 +62,7 @@ void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *ah)
 	rdma_ah_set_port_num(ah, SROCE_PORT);
 	rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
 			av->hop_limit, av->traffic_class);
+	rdma_ah_set_sl(ah, av->sl);
 	memcpy(ah->roce.dmac, av->dmac, ETH_ALEN);
 }
 

@@ -87,6 +87,8 @@ enum sroce_counter {
 	SROCE_CNT_RAW_TX_PACKETS,	/* frames sent */
 	SROCE_CNT_RAW_RX_PACKETS,	/* frames a flow matched, received */
 	SROCE_CNT_RAW_RX_DROPPED,	/* matched; QP not ready, no WQE, full */
+	/* Priority classes (proto/prio.h, net_tx.c). */
+	SROCE_CNT_TX_YIELDED,		/* held back for a higher class */
 	/*
 	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
 	 * up, and a smoothed RTT over every RC QP's samples.

@@ -313,8 +313,12 @@ static int sroce_device_check_netdev(const char *name, struct net_device *ndev)
 static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
+	unsigned int p;
 
 	sdev->ndev = ndev;
+	/* Every class inactive: "until now", not 0, as jiffies wrap. */
+	for (p = 0; p < SROCE_PRIO_CLASSES; p++)
+		sdev->prio_until[p] = jiffies;
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_NOP;
 	sdev->sr = sroce_sr_default();

@@ -201,24 +201,30 @@ static bool sroce_engine_rx(struct sroce_qp *qp, int budget)
  */
 static bool sroce_engine_run(struct sroce_qp *qp, bool away)
 {
+	/*
+	 * Outranked by a busier class (proto/prio.h): shorter runs, since
+	 * bottom halves stay off for a whole run, and the higher class's
+	 * packets wait in this CPU's backlog meanwhile.
+	 */
+	int budget = sroce_prio_budget(SROCE_BUDGET, sroce_tx_outranked(qp));
 	bool more;
 
 	/* RTR published before the hook armed the responder: it kicks. */
 	if (!smp_load_acquire(&qp->resp.ready))
 		return false;
 	if (sroce_qp_is_ud(qp) || sroce_qp_is_raw(qp))
-		return sroce_ud_run(qp, SROCE_BUDGET);
+		return sroce_ud_run(qp, budget);
 	if (qp->ibqp.qp_type == IB_QPT_UC)
-		return sroce_uc_run(qp, SROCE_BUDGET);
-	more = sroce_engine_rx(qp, SROCE_BUDGET);
-	more |= sroce_resp_run(qp, SROCE_BUDGET, away);
+		return sroce_uc_run(qp, budget);
+	more = sroce_engine_rx(qp, budget);
+	more |= sroce_resp_run(qp, budget, away);
 	/* After the responses: a CNP never delays an ACK. */
 	sroce_cc_signals(qp);
 	/* Pairs with sroce_req_arm(). */
 	if (smp_load_acquire(&qp->req.ready)) {
 		sroce_comp_timers(qp);
 		if (!away)
-			more |= sroce_req_run(qp, SROCE_BUDGET);
+			more |= sroce_req_run(qp, budget);
 		else
 			more |= sroce_req_has_work(qp);
 	}

@@ -485,9 +485,48 @@ static u32 sroce_tx_lo_queued(const struct sroce_req *req)
 	return out - min(out, req->sacked);
 }
 
+/*
+ * Lower priority classes yield to a higher one that is active on the
+ * device (proto/prio.h): off, every class is queued alike.
+ */
+static bool prio_sched = true;
+module_param(prio_sched, bool, 0644);
+MODULE_PARM_DESC(prio_sched,
+		 "Lower SL/DSCP classes yield to higher ones on a device (default Y)");
+
+static unsigned int sroce_tx_prio(const struct sroce_qp *qp)
+{
+	return sroce_prio_class(READ_ONCE(qp->av.sl),
+				READ_ONCE(qp->av.traffic_class));
+}
+
+/* Does a higher class than this QP's send on its device right now? */
+bool sroce_tx_outranked(const struct sroce_qp *qp)
+{
+	return READ_ONCE(prio_sched) &&
+	       sroce_prio_outranked(qp->sdev->prio_until, sroce_tx_prio(qp),
+				    jiffies);
+}
+
+/*
+ * A class above 0 sent: it is active for the next SROCE_PRIO_HOLD_MS.
+ * Written at most once a jiffy, so a busy class costs no cache-line
+ * bouncing between the CPUs that read it.
+ */
+static void sroce_tx_note_prio(struct sroce_dev *sdev, unsigned int prio)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(SROCE_PRIO_HOLD_MS);
+
+	if (prio && READ_ONCE(sdev->prio_until[prio]) != until)
+		WRITE_ONCE(sdev->prio_until[prio], until);
+}
+
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
-	u32 queued = atomic_read(&qp->req.txacct->inflight);
+	const struct sroce_req *req = &qp->req;
+	u32 queued = atomic_read(&req->txacct->inflight), psns = 0;
+	unsigned int max = READ_ONCE(tx_queue_max);
+	bool yield = sroce_tx_outranked(qp);
 
 	/*
 	 * Through lo the count is blind (see sroce_tx_note_route()) and the
@@ -495,12 +534,23 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 	 * instead, which also counts what still sits in the backlog.  Only
 	 * RC and XRC have them: nothing acknowledges UD or UC.
 	 */
-	if (qp->req.via_lo &&
-	    (qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp)))
-		queued = max(queued, sroce_tx_lo_queued(&qp->req));
-	if (queued < READ_ONCE(tx_queue_max))
-		return false;
-	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_THROTTLED);
+	if (qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp))
+		psns = sroce_tx_lo_queued(req);
+	if (req->via_lo)
+		queued = max(queued, psns);
+	if (queued < sroce_prio_queue_max(max, yield)) {
+		/*
+		 * Yielding on a short path: veth, too, orphans the skb as it
+		 * enters the peer's backlog, so the count misses what waits
+		 * there, and on a LAN what is unacknowledged is mostly still
+		 * queued in the hosts, not on the wire.
+		 */
+		if (!yield || !sroce_prio_short_path(req->rack_min_rtt_ns) ||
+		    psns < sroce_prio_queue_max(max, yield))
+			return false;
+	}
+	sroce_cnt_inc(&qp->sdev->cnt, yield ? SROCE_CNT_TX_YIELDED :
+					      SROCE_CNT_TX_THROTTLED);
 	sroce_engine_backoff(qp);
 	return true;
 }
@@ -529,6 +579,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
 	bool zc = skb_is_nonlinear(skb);
 	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
+	unsigned int prio = sroce_tx_prio(qp);
 	int err;
 
 	/* Only the engine's work item uses the cache: reset it from there. */
@@ -543,6 +594,9 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	len = skb->len;
 	trace_sroce_tx(qp->ibqp.qp_num, skb->data, len);
 	sroce_tx_set_owner(qp, skb);
+	/* For the qdiscs: mqprio and VLAN egress maps read it as 802.1p. */
+	skb->priority = prio;
+	sroce_tx_note_prio(qp->sdev, prio);
 
 	/* dst_cache is per-cpu; the socket is freed after an RCU period. */
 	local_bh_disable();

@@ -79,6 +79,10 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	sroce_qp_snap_add(s, "sacked", READ_ONCE(req->sacked));
 	sroce_qp_snap_add(s, "lost", READ_ONCE(req->lost));
 	sroce_qp_snap_add(s, "ofo_held", skb_queue_len_lockless(&qp->resp.ofo));
+	/* RACK's minimum RTT (sr.c): 0 without selective repeat. */
+	sroce_qp_snap_add(s, "rack_min_rtt_us",
+			  sroce_qp_snap_u32(div_u64(READ_ONCE(req->rack_min_rtt_ns),
+						    NSEC_PER_USEC)));
 	/* The WAN model (cc.c): 0 under AIMD or before the first sample. */
 	sroce_qp_snap_add(s, "bw_pps", sroce_qp_snap_u32(sroce_wan_bw(&req->wan)));
 	sroce_qp_snap_add(s, "min_rtt_us",
@@ -105,6 +109,10 @@ void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	s->sr = NULL;
 	s->n = 0;
 	sroce_qp_snap_add(s, "home_cpu", READ_ONCE(qp->req.cpu));
+	/* The priority class its packets go at (proto/prio.h). */
+	sroce_qp_snap_add(s, "prio",
+			  sroce_prio_class(READ_ONCE(qp->av.sl),
+					   READ_ONCE(qp->av.traffic_class)));
 	sroce_qp_snap_add_seq(s, "psn_next", READ_ONCE(qp->req.psn));
 	/* XRC QPs run the RC engine (xrc.h). */
 	if (s->type == IB_QPT_RC || sroce_qp_is_xrc(qp))

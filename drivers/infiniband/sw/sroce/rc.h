@@ -176,6 +176,7 @@ int sroce_tx_data_done(struct sk_buff *skb, const struct sroce_pkt_hdr *h,
 		       const struct sroce_data *d);
 int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
+bool sroce_tx_outranked(const struct sroce_qp *qp);
 /* local.c: packets for a sroce device of this host, past lo. */
 struct sroce_dev *sroce_local_target(struct net *net,
 				     const struct dst_entry *dst,

@@ -23,6 +23,7 @@
 #include "odp.h"
 #include "raw.h"
 #include "wq.h"
+#include "proto/prio.h"
 
 #ifndef SROCE_VERSION
 #define SROCE_VERSION "0.0.0-unknown"
@@ -107,6 +108,11 @@ struct sroce_dev {
 	u8 cc;
 	/* Bytes its QPs hold beyond gaps (sr.c), against a device bound. */
 	atomic_long_t ofo_bytes;
+	/*
+	 * Per priority class, the jiffies until which it counts as active
+	 * (proto/prio.h): lower classes yield to it meanwhile (net_tx.c).
+	 */
+	unsigned long prio_until[SROCE_PRIO_CLASSES];
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -214,6 +220,7 @@ struct sroce_av {
 	u32 flow_label;
 	u8 hop_limit;
 	u8 traffic_class;
+	u8 sl;			/* not on the wire: a priority class */
 	u8 sgid_index;
 	u8 dmac[ETH_ALEN];
 };
