@@ -487,12 +487,15 @@ static u32 sroce_tx_lo_queued(const struct sroce_req *req)
 
 /*
  * Lower priority classes yield to a higher one that is active on the
- * device (proto/prio.h): off, every class is queued alike.
+ * device (proto/prio.h); off, every class is queued alike.  Off by
+ * default: under TCG the yielding QPs' 50 us backoff timers cost the
+ * CPUs more than the queueing they save, and the higher class's tail
+ * latency grew (Documentation/testing.rst, bench-prio).
  */
-static bool prio_sched = true;
+static bool prio_sched;
 module_param(prio_sched, bool, 0644);
 MODULE_PARM_DESC(prio_sched,
-		 "Lower SL/DSCP classes yield to higher ones on a device (default Y)");
+		 "Lower SL/DSCP classes yield to higher ones on a device (default N)");
 
 static unsigned int sroce_tx_prio(const struct sroce_qp *qp)
 {
@@ -540,10 +543,11 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 		queued = max(queued, psns);
 	if (queued < sroce_prio_queue_max(max, yield)) {
 		/*
-		 * Yielding on a short path: veth, too, orphans the skb as it
-		 * enters the peer's backlog, so the count misses what waits
-		 * there, and on a LAN what is unacknowledged is mostly still
-		 * queued in the hosts, not on the wire.
+		 * Yielding on a short path: the count lets go of a packet as
+		 * the peer's IP layer takes it (ip_rcv orphans it), though it
+		 * may then wait in the peer's receive queues, and on a LAN
+		 * what is unacknowledged is mostly still in the hosts, not on
+		 * the wire.
 		 */
 		if (!yield || !sroce_prio_short_path(req->rack_min_rtt_ns) ||
 		    psns < sroce_prio_queue_max(max, yield))
@@ -551,6 +555,10 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 	}
 	sroce_cnt_inc(&qp->sdev->cnt, yield ? SROCE_CNT_TX_YIELDED :
 					      SROCE_CNT_TX_THROTTLED);
+	/*
+	 * Yielding too: waiting for an ACK instead stalled bulk QPs until
+	 * their tail loss probe, as the held packets need not ask for one.
+	 */
 	sroce_engine_backoff(qp);
 	return true;
 }
