@@ -102,7 +102,8 @@ print-kver:
 
 # Benchmarks (not part of check): the matrix (sroce, rxe and TCP in one VM
 # run; out/bench/matrix.png), sroce against rxe at veth MTU 1500 and 9000,
-# then sroce<->rxe against rxe<->rxe over the same two-VM link.
+# latency behind an 8-QP bulk load (priority classes on and off), then
+# sroce<->rxe against rxe<->rxe over the same two-VM link.
 bench: deps
 	$(MAKE) tests
 	mkdir -p out/bench
@@ -112,6 +113,8 @@ bench: deps
 	tools/bench/plot-matrix out/bench/matrix/A/matrix.csv out/bench/matrix.png
 	SROCE_GUEST_ENV=BENCH_REPEAT \
 		tools/qemu/run-test --timeout 3600 tools/bench/bench-rc.sh
+	SROCE_GUEST_ENV=BENCH_REPEAT \
+		tools/qemu/run-test --timeout 3600 tools/bench/bench-prio.sh
 	SROCE_GUEST_ENV=BENCH_REPEAT \
 		tools/qemu/run-test --vms 2 --timeout 3600 tools/bench/bench-interop.sh
 

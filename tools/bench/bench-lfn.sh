@@ -106,7 +106,7 @@ run() {
 # run_tag TAG NAME NS -- SERVER... -- CLIENT...: run, with TAG naming the
 # sync points, so that two runs can go at once.
 run_tag() {
-	local tag=$1 name=$2 ns=$3 pid ppid
+	local tag=$1 name=$2 ns=$3 pid ppid qpid
 	local -a srv=() cli=() pre=()
 	[ -z "$ns" ] || pre=(ip netns exec "$ns")
 	shift 4
@@ -118,8 +118,10 @@ run_tag() {
 			>"$SROCE_RESULTS/$name.server.log" 2>&1 &
 		pid=$!
 		wait_for 60 listening "$ns" "$PORT" && sync_signal "$tag-ready"
+		cpu_stat >"$SROCE_RESULTS/$name.cpu"
 		sync_wait "$tag-done" $((SECS * 8 + 120)) ||
 			echo "$name: the client never finished" >&2
+		cpu_stat >>"$SROCE_RESULTS/$name.cpu"
 		# A server whose client failed would wait on forever.
 		sleep 5
 		kill "$pid" 2>/dev/null
@@ -128,17 +130,55 @@ run_tag() {
 		if sync_wait "$tag-ready" 90; then
 			ping -n -i 0.2 192.168.78.2 >"$SROCE_RESULTS/$name.ping" 2>&1 &
 			ppid=$!
+			sample_queue >"$SROCE_RESULTS/$name.queue" &
+			qpid=$!
 			echo "$EPOCHREALTIME" >"$SROCE_RESULTS/$name.start"
+			cpu_stat >"$SROCE_RESULTS/$name.cpu"
 			timeout $((SECS * 8 + 60)) "${pre[@]}" "${cli[@]}" \
 				>"$SROCE_RESULTS/$name.log" 2>&1 ||
 				echo "$name: client failed (see $name.log)" >&2
 			echo "$EPOCHREALTIME" >"$SROCE_RESULTS/$name.end"
-			kill "$ppid"
-			wait "$ppid" 2>/dev/null
+			cpu_stat >>"$SROCE_RESULTS/$name.cpu"
+			kill "$ppid" "$qpid"
+			wait "$ppid" "$qpid" 2>/dev/null
 		fi
 		sync_signal "$tag-done"
 	fi
 	sync_barrier "$tag-end" $((SECS * 8 + 180))
+}
+
+# cpu_stat: the vCPUs' busy and total jiffies, from /proc/stat.
+cpu_stat() {
+	local -a c
+	read -ra c </proc/stat
+	echo "$((c[1] + c[2] + c[3] + c[6] + c[7] + c[8])) $((c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7] + c[8]))"
+}
+
+# busy_pct FILE: how busy the vCPUs were between FILE's two lines, in %.
+busy_pct() {
+	awk 'NR == 1 { b = $1; t = $2 } NR == 2 && $2 > t {
+		printf "%.0f\n", ($1 - b) * 100 / ($2 - t) }' "$1" 2>/dev/null
+}
+
+# sample_queue: the bytes netem on eth0 holds, twice a second.  They
+# are the delay line (DELAY ms at the link's rate, when it is full) and
+# the bottleneck's queue: set beside the pings, they tell whether the
+# pings wait in netem or in the guests (a CPU-bound receiver's backlog).
+sample_queue() {
+	local b
+	while :; do
+		b=$(tc -s qdisc show dev eth0 | sed -n 's/.*backlog \([0-9]*\)b.*/\1/p')
+		echo "$EPOCHREALTIME ${b:-0}"
+		sleep 0.5
+	done
+}
+
+# queue_ms FILE: "median/max" ms that netem's bytes took at 100 Mbit/s,
+# less the delay line's DELAY ms: the bottleneck queue's delay.
+queue_ms() {
+	awk '{ print $2 }' "$1" 2>/dev/null | sort -n |
+		awk -v d="$DELAY" '{ v[NR] = $1 * 8 / 1e5 - d } END {
+			if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
 }
 
 # ping_ms FILE: "median/max" of the round trips ping recorded, in ms.
@@ -211,6 +251,7 @@ perf() {
 	wait "$spid" 2>/dev/null
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
 	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
+	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
 
 tcp() {
@@ -221,6 +262,7 @@ tcp() {
 	[ "$SROCE_VM" = B ] && return 0
 	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
 	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
+	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
 
 # ---------------------------------------------------------- fairness ----
@@ -366,11 +408,34 @@ table() {
 			"${RES[ping-sroce-$loss]:-}" "${RES[ping-rxe-$loss]:-}" \
 			"${RES[ping-cubic-$loss]:-}" "${RES[ping-bbr-$loss]:-}"
 	done
+	echo
+	echo "## netem's queue at A meanwhile, median/max ms at 100 Mbit/s above the delay line"
+	echo "(ping less the base, against this: the rest waited in the guests)"
+	echo "| loss   | sroce     | rxe       | CUBIC     | BBR       |"
+	echo "|--------|-----------|-----------|-----------|-----------|"
+	for loss in $LOSSES; do
+		printf '| %-6s | %9s | %9s | %9s | %9s |\n' "$loss %" \
+			"${RES[queue-sroce-$loss]:-}" "${RES[queue-rxe-$loss]:-}" \
+			"${RES[queue-cubic-$loss]:-}" "${RES[queue-bbr-$loss]:-}"
+	done
 	fair_table
 	echo "sroce's counters (VM A, cumulative) after each loss rate's run:"
 	for loss in $LOSSES; do
 		echo "  $loss %: ${RES[cnt-$loss]:-}"
 	done
+}
+
+# How busy this VM's vCPUs were in each run (A sends, B receives):
+# under TCG a busy receiver queues in its own rings, and the pings wait
+# there rather than in netem.
+cpu_table() {
+	local f line=""
+	for f in "$SROCE_RESULTS"/*.cpu; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		line+=" ${f%.cpu}=$(busy_pct "$SROCE_RESULTS/$f")%"
+	done
+	echo "VM $SROCE_VM vCPUs busy during each run:$line"
 }
 
 # The fairness runs: each flow's Mbit/s over the run's second half.
@@ -406,7 +471,8 @@ main() {
 	for loss in $LOSSES; do
 		round "$loss"
 	done
-	[ "$SROCE_VM" = A ] && table
+	if [ "$SROCE_VM" = A ]; then table; fi
+	cpu_table
 	sync_barrier finished 300 || true
 }
 
