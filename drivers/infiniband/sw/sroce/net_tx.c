@@ -497,17 +497,11 @@ module_param(prio_sched, bool, 0644);
 MODULE_PARM_DESC(prio_sched,
 		 "Lower SL/DSCP classes yield to higher ones on a device (default N)");
 
-static unsigned int sroce_tx_prio(const struct sroce_qp *qp)
-{
-	return sroce_prio_class(READ_ONCE(qp->av.sl),
-				READ_ONCE(qp->av.traffic_class));
-}
-
 /* Does a higher class than this QP's send on its device right now? */
 bool sroce_tx_outranked(const struct sroce_qp *qp)
 {
 	return READ_ONCE(prio_sched) &&
-	       sroce_prio_outranked(qp->sdev->prio_until, sroce_tx_prio(qp),
+	       sroce_prio_outranked(qp->sdev->prio_until, sroce_qp_prio(qp),
 				    jiffies);
 }
 
@@ -527,32 +521,25 @@ static void sroce_tx_note_prio(struct sroce_dev *sdev, unsigned int prio)
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	const struct sroce_req *req = &qp->req;
-	u32 queued = atomic_read(&req->txacct->inflight), psns = 0;
-	unsigned int max = READ_ONCE(tx_queue_max);
+	u32 queued = atomic_read(&req->txacct->inflight);
 	bool yield = sroce_tx_outranked(qp);
 
 	/*
 	 * Through lo the count is blind (see sroce_tx_note_route()) and the
 	 * backlog drops silently when full: bound the unacknowledged PSNs
-	 * instead, which also counts what still sits in the backlog.  Only
-	 * RC and XRC have them: nothing acknowledges UD or UC.
+	 * instead, which also counts what still sits in the backlog.  So
+	 * too when yielding on a short path: the count lets go of a packet
+	 * as the peer's IP layer takes it (ip_rcv orphans it), though it
+	 * may then wait in the peer's receive queues, and on a LAN what is
+	 * unacknowledged is mostly still in the hosts, not on the wire.
+	 * Only RC and XRC have PSNs: nothing acknowledges UD or UC.
 	 */
-	if (qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp))
-		psns = sroce_tx_lo_queued(req);
-	if (req->via_lo)
-		queued = max(queued, psns);
-	if (queued < sroce_prio_queue_max(max, yield)) {
-		/*
-		 * Yielding on a short path: the count lets go of a packet as
-		 * the peer's IP layer takes it (ip_rcv orphans it), though it
-		 * may then wait in the peer's receive queues, and on a LAN
-		 * what is unacknowledged is mostly still in the hosts, not on
-		 * the wire.
-		 */
-		if (!yield || !sroce_prio_short_path(req->rack_min_rtt_ns) ||
-		    psns < sroce_prio_queue_max(max, yield))
-			return false;
-	}
+	if ((req->via_lo ||
+	     (yield && sroce_prio_short_path(req->rack_min_rtt_ns))) &&
+	    (qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp)))
+		queued = max(queued, sroce_tx_lo_queued(req));
+	if (queued < sroce_prio_queue_max(READ_ONCE(tx_queue_max), yield))
+		return false;
 	sroce_cnt_inc(&qp->sdev->cnt, yield ? SROCE_CNT_TX_YIELDED :
 					      SROCE_CNT_TX_THROTTLED);
 	/*
@@ -587,7 +574,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
 	bool zc = skb_is_nonlinear(skb);
 	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
-	unsigned int prio = sroce_tx_prio(qp);
+	unsigned int prio = sroce_qp_prio(qp);
 	int err;
 
 	/* Only the engine's work item uses the cache: reset it from there. */

@@ -109,10 +109,7 @@ void sroce_qp_snap(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	s->sr = NULL;
 	s->n = 0;
 	sroce_qp_snap_add(s, "home_cpu", READ_ONCE(qp->req.cpu));
-	/* The priority class its packets go at (proto/prio.h). */
-	sroce_qp_snap_add(s, "prio",
-			  sroce_prio_class(READ_ONCE(qp->av.sl),
-					   READ_ONCE(qp->av.traffic_class)));
+	sroce_qp_snap_add(s, "prio", sroce_qp_prio(qp));
 	sroce_qp_snap_add_seq(s, "psn_next", READ_ONCE(qp->req.psn));
 	/* XRC QPs run the RC engine (xrc.h). */
 	if (s->type == IB_QPT_RC || sroce_qp_is_xrc(qp))

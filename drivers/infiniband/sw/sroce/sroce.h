@@ -286,6 +286,13 @@ struct sroce_qp {
 	struct sroce_rss_conf *rss;
 };
 
+/* The priority class its packets go at (proto/prio.h). */
+static inline unsigned int sroce_qp_prio(const struct sroce_qp *qp)
+{
+	return sroce_prio_class(READ_ONCE(qp->av.sl),
+				READ_ONCE(qp->av.traffic_class));
+}
+
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
