@@ -24,6 +24,7 @@
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
+. "$SROCE_TREE/tools/bench/lib.sh"
 
 SECS=${LFN_SECONDS:-20}
 # 64 KiB messages: 20 s at about 5 Mbit/s (rxe), 1.3 s at 90.
@@ -147,11 +148,11 @@ run_tag() {
 	sync_barrier "$tag-end" $((SECS * 8 + 180))
 }
 
-# cpu_stat: the vCPUs' busy and total jiffies, from /proc/stat.
+# cpu_stat: the vCPUs' busy and total jiffies (cpu_line, lib.sh).
 cpu_stat() {
-	local -a c
-	read -ra c </proc/stat
-	echo "$((c[1] + c[2] + c[3] + c[6] + c[7] + c[8])) $((c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7] + c[8]))"
+	local c
+	cpu_line c
+	echo "$c"
 }
 
 # busy_pct FILE: how busy the vCPUs were between FILE's two lines, in %.
@@ -173,19 +174,23 @@ sample_queue() {
 	done
 }
 
+# median_max: "median/max" of the numbers on stdin, one per line,
+# rounded; nothing if there are none.
+median_max() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
+}
+
 # queue_ms FILE: "median/max" ms that netem's bytes took at 100 Mbit/s,
 # less the delay line's DELAY ms: the bottleneck queue's delay.
 queue_ms() {
-	awk '{ print $2 }' "$1" 2>/dev/null | sort -n |
-		awk -v d="$DELAY" '{ v[NR] = $1 * 8 / 1e5 - d } END {
-			if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
+	awk -v d="$DELAY" '{ print $2 * 8 / 1e5 - d }' "$1" 2>/dev/null |
+		median_max
 }
 
 # ping_ms FILE: "median/max" of the round trips ping recorded, in ms.
 ping_ms() {
-	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" 2>/dev/null | sort -n |
-		awk '{ v[NR] = $1 } END {
-			if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" 2>/dev/null | median_max
 }
 
 # Goodput of a perftest run in Mbit/s, timed apart from perftest: its

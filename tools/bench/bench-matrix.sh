@@ -25,14 +25,6 @@ set -u
 
 SECS=5
 
-# cpu_line VAR: "busy total" jiffies of all CPUs, from /proc/stat.
-cpu_line() {
-	local _c u n s i w q sq st
-	read -r _c u n s i w q sq st _ </proc/stat
-	printf -v "$1" '%s %s' $((u + n + s + q + sq + st)) \
-		$((u + n + s + i + w + q + sq + st))
-}
-
 # net_bytes FILE DEV VAR: DEV's received plus transmitted bytes from a
 # /proc/.../net/dev (split at the colon: large counters touch the name).
 net_bytes() {

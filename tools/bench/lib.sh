@@ -47,6 +47,14 @@ median() {
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
+# cpu_line VAR: "busy total" jiffies of all CPUs, from /proc/stat.
+cpu_line() {
+	local _c u n s i w q sq st
+	read -r _c u n s i w q sq st _ </proc/stat
+	printf -v "$1" '%s %s' $((u + n + s + q + sq + st)) \
+		$((u + n + s + i + w + q + sq + st))
+}
+
 # Runs per figure (BENCH_REPEAT, 3): the figure is their median.
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 
