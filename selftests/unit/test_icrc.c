@@ -208,6 +208,25 @@ static void test_generate(void)
 	   "ICRC stored least significant byte first");
 }
 
+/* Only a packet that says so, with a UDP checksum, from a peer we told. */
+static void test_may_skip(void)
+{
+	unsigned int m, n = 0;
+
+	for (m = 0; m < 8; m++) {
+		uint8_t bth8 = (m & 1) ? SROCE_BTH_NOCRC_BIT : 0;
+		bool skip = sroce_icrc_may_skip(bth8 | 0x80, m & 2, m & 4);
+
+		n += skip == (m == 7);
+	}
+	ok(n == 8, "ICRC skipped only with bit 4, a UDP checksum and consent");
+	ok(!sroce_icrc_may_skip(SROCE_BTH_NOCRC_OK_BIT | 0xcf, true, true),
+	   "no other bit of byte 8 skips it");
+	ok(SROCE_BTH_NOCRC_BIT != SROCE_BTH_NOCRC_OK_BIT &&
+	   !((SROCE_BTH_NOCRC_BIT | SROCE_BTH_NOCRC_OK_BIT) & 0xc0),
+	   "the elision bits are reserved ones, clear of AckReq and bit 6");
+}
+
 int main(void)
 {
 	tap_start();
@@ -217,5 +236,6 @@ int main(void)
 	test_bitflips();
 	test_errors();
 	test_generate();
+	test_may_skip();
 	return tap_done();
 }

@@ -5,6 +5,8 @@
  */
 #include "tap.h"
 #include "wire.h"
+#include "icrc.h"
+#include "sack.h"
 #include "icrc_vectors.h"
 
 /*
@@ -512,7 +514,7 @@ static void test_reserved(void)
 
 	memcpy(b, pkt_ud_send_only, sizeof(pkt_ud_send_only));
 	b[4] |= 0x3f;		/* BTH resv6a */
-	b[8] |= 0x3f;		/* BTH resv7, but for sroce's extension bit */
+	b[8] |= 0x0f;		/* BTH resv7, but for sroce's three bits */
 	b[16] = 0xff;		/* DETH reserved */
 	ok(!sroce_wire_parse(pkt_ud_send_only, sizeof(pkt_ud_send_only),
 			     &h1) &&
@@ -524,7 +526,24 @@ static void test_reserved(void)
 	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
 	   !memcmp(&h1, &h2, sizeof(h1)),
 	   "the extension bit (BTH byte 8, bit 6) sets ext and nothing else");
+	b[8] |= SROCE_BTH_NOCRC_OK_BIT;
+	h1.nocrc_ok = true;
+	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
+	   !memcmp(&h1, &h2, sizeof(h1)),
+	   "bit 5 (accepts elided ICRCs) sets nocrc_ok and nothing else");
+	b[8] |= SROCE_BTH_NOCRC_BIT;
+	h1.nocrc = true;
+	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
+	   !memcmp(&h1, &h2, sizeof(h1)),
+	   "bit 4 (ICRC elided) sets nocrc and nothing else");
+	memset(r, 0xaa, sizeof(r));
+	ok(sroce_wire_build(r, sizeof(r), &h2) == 20 &&
+	   r[8] == (SROCE_BTH_EXT_BIT | SROCE_BTH_NOCRC_OK_BIT |
+		    SROCE_BTH_NOCRC_BIT),
+	   "builder writes the three extension bits of byte 8");
 	h2.ext = false;
+	h2.nocrc_ok = false;
+	h2.nocrc = false;
 	memset(r, 0xaa, sizeof(r));
 	ok(sroce_wire_build(r, sizeof(r), &h2) == 20 &&
 	   !memcmp(r, pkt_ud_send_only, 20) && r[20] == 0xaa,

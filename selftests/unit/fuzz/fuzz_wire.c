@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "wire.h"
 #include "sack.h"
+#include "icrc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,7 +22,8 @@ static bool same(const struct sroce_pkt_hdr *a, const struct sroce_pkt_hdr *b)
 	       a->tver == b->tver && a->pkey == b->pkey &&
 	       a->fecn == b->fecn && a->becn == b->becn &&
 	       a->dest_qpn == b->dest_qpn && a->ackreq == b->ackreq &&
-	       a->ext == b->ext &&
+	       a->ext == b->ext && a->nocrc_ok == b->nocrc_ok &&
+	       a->nocrc == b->nocrc &&
 	       a->psn == b->psn && a->va == b->va && a->rkey == b->rkey &&
 	       a->dma_len == b->dma_len && a->syndrome == b->syndrome &&
 	       a->msn == b->msn && a->swap_add == b->swap_add &&
@@ -36,7 +38,8 @@ static bool same(const struct sroce_pkt_hdr *a, const struct sroce_pkt_hdr *b)
 static void clear_reserved(uint8_t *p, unsigned int hdrs)
 {
 	p[4] &= 0xc0;
-	p[8] &= 0x80 | SROCE_BTH_EXT_BIT;
+	p[8] &= 0x80 | SROCE_BTH_EXT_BIT | SROCE_BTH_NOCRC_OK_BIT |
+		SROCE_BTH_NOCRC_BIT;
 	p += SROCE_BTH_BYTES;
 	if (hdrs & SROCE_HDR_XRCETH) {
 		p[0] = 0;

@@ -67,4 +67,27 @@ static inline void sroce_icrc_store(uint8_t *p, uint32_t icrc)
 	p[3] = (uint8_t)(icrc >> 24);
 }
 
+/*
+ * ICRC elision between sroce peers (Documentation/wire.rst, "ICRC
+ * elision"), two more reserved bits of BTH byte 8.  NOCRC_OK rides with
+ * the extension bit while it is negotiated: "I accept packets without an
+ * ICRC".  NOCRC marks such a packet: its ICRC field is zero and its UDP
+ * checksum, which the receiving stack verifies before we see the packet,
+ * covers it instead.  Never sent to a peer that did not say NOCRC_OK.
+ */
+#define SROCE_BTH_NOCRC_OK_BIT	0x20
+#define SROCE_BTH_NOCRC_BIT	0x10
+
+/*
+ * A received packet may skip its ICRC check only if it says so (@bth8,
+ * BTH byte 8), a UDP checksum covers it (@udp_csum: IPv6, or a non-zero
+ * IPv4 checksum) and we told its sender we accept that (@accepted).
+ * Anything else is checked as usual, and a zero ICRC then fails.
+ */
+static inline bool sroce_icrc_may_skip(uint8_t bth8, bool udp_csum,
+				       bool accepted)
+{
+	return (bth8 & SROCE_BTH_NOCRC_BIT) && udp_csum && accepted;
+}
+
 #endif /* _SROCE_PROTO_ICRC_H */

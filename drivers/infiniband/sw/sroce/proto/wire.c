@@ -8,6 +8,7 @@
  * emits (reserved fields as zero) so no stale buffer content leaks out.
  */
 #include "wire.h"
+#include "icrc.h"
 #include "sack.h"
 
 #define HLEN(hd)							\
@@ -330,7 +331,8 @@ int sroce_wire_opcode_for(enum sroce_transport tr, enum sroce_op_kind kind,
 
 /*
  * BTH: byte 4 holds FECN, BECN and 6 reserved bits; byte 8 AckReq,
- * the extension bit (reserved in the spec, sack.h) and 6 reserved bits.
+ * the extension bit (reserved in the spec, sack.h), the two ICRC
+ * elision bits (reserved too, icrc.h) and 4 reserved bits.
  */
 static void sroce_bth_get(const uint8_t *p, struct sroce_pkt_hdr *h)
 {
@@ -345,6 +347,8 @@ static void sroce_bth_get(const uint8_t *p, struct sroce_pkt_hdr *h)
 	h->dest_qpn = sroce_be_load24(p + 5);
 	h->ackreq = p[8] & 0x80;
 	h->ext = p[8] & SROCE_BTH_EXT_BIT;
+	h->nocrc_ok = p[8] & SROCE_BTH_NOCRC_OK_BIT;
+	h->nocrc = p[8] & SROCE_BTH_NOCRC_BIT;
 	h->psn = sroce_be_load24(p + 9);
 }
 
@@ -356,7 +360,9 @@ static void sroce_bth_put(uint8_t *p, const struct sroce_pkt_hdr *h)
 	sroce_be_store16(p + 2, h->pkey);
 	p[4] = (h->fecn ? 0x80 : 0) | (h->becn ? 0x40 : 0);
 	sroce_be_store24(p + 5, h->dest_qpn);
-	p[8] = (h->ackreq ? 0x80 : 0) | (h->ext ? SROCE_BTH_EXT_BIT : 0);
+	p[8] = (h->ackreq ? 0x80 : 0) | (h->ext ? SROCE_BTH_EXT_BIT : 0) |
+	       (h->nocrc_ok ? SROCE_BTH_NOCRC_OK_BIT : 0) |
+	       (h->nocrc ? SROCE_BTH_NOCRC_BIT : 0);
 	sroce_be_store24(p + 9, h->psn);
 }
 

@@ -180,6 +180,8 @@ struct sroce_pkt_hdr {
 	uint32_t dest_qpn;	/* 24 bits */
 	bool ackreq;
 	bool ext;		/* sroce extension bit (sack.h); reserved */
+	bool nocrc_ok;		/* accepts elided ICRCs (icrc.h); reserved */
+	bool nocrc;		/* this packet's ICRC is elided; reserved */
 	uint32_t psn;		/* 24 bits */
 
 	/* RETH, and the first two fields of AtomicETH */
