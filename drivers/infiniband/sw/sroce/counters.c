@@ -75,6 +75,8 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RAW_RX_PACKETS].name = "raw_rx_packets",
 	[SROCE_CNT_RAW_RX_DROPPED].name = "raw_rx_dropped",
 	[SROCE_CNT_TX_YIELDED].name = "tx_yielded",
+	[SROCE_CNT_TX_ICRC_ELIDED].name = "tx_icrc_elided",
+	[SROCE_CNT_RX_ICRC_ELIDED].name = "rx_icrc_elided",
 	[SROCE_CNT_RC_PACING_KBPS].name = "rc_pacing_kbps",
 	[SROCE_CNT_RC_SRTT_US].name = "rc_srtt_us",
 };

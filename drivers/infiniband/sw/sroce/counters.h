@@ -89,6 +89,9 @@ enum sroce_counter {
 	SROCE_CNT_RAW_RX_DROPPED,	/* matched; QP not ready, no WQE, full */
 	/* Priority classes (proto/prio.h, net_tx.c). */
 	SROCE_CNT_TX_YIELDED,		/* held back for a higher class */
+	/* ICRC elision (elide.c): the UDP checksum instead. */
+	SROCE_CNT_TX_ICRC_ELIDED,	/* sent without an ICRC */
+	SROCE_CNT_RX_ICRC_ELIDED,	/* taken without an ICRC */
 	/*
 	 * Gauges, not counters (cc.c): the pace of all paced RC QPs added
 	 * up, and a smoothed RTT over every RC QP's samples.

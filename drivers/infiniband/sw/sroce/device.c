@@ -249,6 +249,33 @@ static ssize_t selective_repeat_store(struct device *device,
 }
 static DEVICE_ATTR_RW(selective_repeat);
 
+/* ICRC elision for this device's QPs (elide.c), read at RTR and RTS. */
+static ssize_t icrc_elide_show(struct device *device,
+			       struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->icrc_elide));
+}
+
+static ssize_t icrc_elide_store(struct device *device,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->icrc_elide, on);
+	return count;
+}
+static DEVICE_ATTR_RW(icrc_elide);
+
 /* Congestion control of this device's QPs (cc.c), read at RTS. */
 static ssize_t cc_show(struct device *device, struct device_attribute *attr,
 		       char *buf)
@@ -277,6 +304,7 @@ static struct attribute *sroce_device_attrs[] = {
 	&dev_attr_parent.attr,
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_selective_repeat.attr,
+	&dev_attr_icrc_elide.attr,
 	&dev_attr_cc.attr,
 	NULL,
 };
@@ -322,6 +350,7 @@ static void sroce_device_init(struct sroce_dev *sdev, struct net_device *ndev)
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_NOP;
 	sdev->sr = sroce_sr_default();
+	sdev->icrc_elide = sroce_elide_default();
 	sdev->cc = sroce_cc_default_mode();
 	ida_init(&sdev->pd_ida);
 	/* Keys are index << 8 | variant, so the index must fit 24 bits. */

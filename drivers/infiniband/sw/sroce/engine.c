@@ -146,9 +146,15 @@ static void sroce_engine_count_rx(struct sroce_dev *sdev,
  */
 static bool sroce_engine_icrc_ok(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	if (!sroce_rx_cb(skb)->icrc_later)
+	struct sroce_rx_cb *cb = sroce_rx_cb(skb);
+
+	if (!cb->icrc_later)
 		return true;
-	if (!sroce_rx_icrc_verify(skb)) {
+	/* Without an ICRC, if we agreed to that (elide.c). */
+	if (sroce_icrc_may_skip(skb->data[8], cb->udp_csum,
+				sroce_elide_rx_ok(qp, skb))) {
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_RX_ICRC_ELIDED);
+	} else if (!sroce_rx_icrc_verify(skb)) {
 		sroce_rx_drop(qp->sdev, skb, SROCE_CNT_RX_ICRC_ERR);
 		return false;
 	}

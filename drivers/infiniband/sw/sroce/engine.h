@@ -151,6 +151,9 @@ struct sroce_req {
 	 * packet (send time, round trip) and the reorder timer.
 	 */
 	u8 sr;				/* enum sroce_sr_state */
+	/* ICRC elision (elide.c): we take it; the peer does, so we elide. */
+	bool nocrc_ok;
+	bool nocrc;
 	u32 sacked;
 	u32 sack_high;			/* end of the highest block reported */
 	u32 lost;
@@ -229,6 +232,8 @@ struct sroce_resp {
 	/* Selective repeat (sr.c): requests held beyond a gap, PSN order. */
 	bool sr_ok;			/* we may accept (device knob) */
 	bool sr_peer;			/* the requester offered: we agree */
+	bool nocrc_ok;			/* we take elided ICRCs (elide.c) */
+	bool nocrc_peer;		/* and so does the requester: elide */
 	struct sk_buff_head ofo;
 	u32 ofo_bytes;			/* their truesize */
 	u32 ofo_unacked;		/* held since the last ACK */

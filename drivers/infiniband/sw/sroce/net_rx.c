@@ -112,8 +112,21 @@ static bool sroce_rx_icrc_later(const struct sk_buff *skb)
 {
 	u8 tr = skb->data[0] & SROCE_TR_MASK;
 
-	return (tr == SROCE_TR_RC || tr == SROCE_TR_XRC) &&
-	       sroce_engine_steers(skb->len);
+	if (tr != SROCE_TR_RC && tr != SROCE_TR_XRC)
+		return false;
+	/* Elided, it says (elide.c): whether we agreed depends on the QP. */
+	if (skb->data[8] & SROCE_BTH_NOCRC_BIT)
+		return true;
+	return sroce_engine_steers(skb->len);
+}
+
+/*
+ * A UDP checksum covers the packet, and the stack verified it before the
+ * encap hook: always over IPv6, over IPv4 unless the sender left it 0.
+ */
+static bool sroce_rx_udp_csum(const struct sk_buff *skb, bool ipv6)
+{
+	return ipv6 || udp_hdr(skb)->check;
 }
 
 /*
@@ -138,6 +151,7 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb, bool ipv6,
 	if (sroce_wire_parse(skb->data, skb->len, &h))
 		return SROCE_CNT_RX_BAD_HDR;
 	/* Built by this host for this host (local.c): it carries none. */
+	sroce_rx_cb(skb)->udp_csum = sroce_rx_udp_csum(skb, ipv6);
 	sroce_rx_cb(skb)->icrc_later = !local && sroce_rx_icrc_later(skb);
 	if (!local && !sroce_rx_cb(skb)->icrc_later &&
 	    !sroce_rx_icrc_ok(skb, hlen, ipv6))

@@ -208,6 +208,33 @@ static void sroce_tx_icrc(struct sk_buff *skb, const u8 *l3,
 	sroce_icrc_store(sroce_tx_icrc_slot(skb), sroce_icrc_final(&ctx));
 }
 
+/*
+ * The packet's end-to-end check: its ICRC; or, where the peer agreed to
+ * elide it (elide.c), a zero ICRC field and the UDP checksum, which the
+ * netdev offloads or the stack computes as the packet leaves.  skb->data
+ * is at the IP header, @l3len bytes of IP and UDP header before the BTH.
+ */
+static void sroce_tx_check(struct sroce_qp *qp, struct sk_buff *skb,
+			   unsigned int l3len, bool ipv6)
+{
+	unsigned int bth = l3len;
+	struct iphdr *iph;
+
+	if (!(skb->data[bth + 8] & SROCE_BTH_NOCRC_BIT)) {
+		sroce_tx_icrc(skb, skb->data, bth + SROCE_BTH_BYTES,
+			      bth + SROCE_BTH_BYTES, ipv6);
+		return;
+	}
+	sroce_icrc_store(sroce_tx_icrc_slot(skb), 0);
+	/* IPv6 has its UDP checksum already (sroce_tx_ip6()). */
+	if (!ipv6) {
+		iph = ip_hdr(skb);
+		udp_set_csum(false, skb, iph->saddr, iph->daddr,
+			     skb->len - ip_hdrlen(skb));
+	}
+	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_ICRC_ELIDED);
+}
+
 static struct rtable *sroce_tx_route4_lookup(struct sroce_qp *qp,
 					     struct net *net, int oif)
 {
@@ -342,13 +369,11 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 		return sroce_tx_local(qp, local, skb, ETH_P_IP);
 	}
 	__ip_select_ident(net, iph, 1);
-	sroce_tx_icrc(skb, skb->data, sizeof(*iph) + sizeof(struct udphdr) +
-		      SROCE_BTH_BYTES, sizeof(*iph) + sizeof(struct udphdr) +
-		      SROCE_BTH_BYTES, false);
+	skb->ip_summed = CHECKSUM_NONE;
+	sroce_tx_check(qp, skb, sizeof(*iph) + sizeof(struct udphdr), false);
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
-	skb->ip_summed = CHECKSUM_NONE;
 	err = ip_local_out(net, sock->sk, skb);
 	return sroce_tx_result(err);
 }
@@ -423,9 +448,7 @@ static int sroce_tx_ip6(struct sroce_qp *qp, struct sk_buff *skb,
 		dst_release(dst);
 		return sroce_tx_local(qp, local, skb, ETH_P_IPV6);
 	}
-	sroce_tx_icrc(skb, skb->data, sizeof(*ip6h) + sizeof(struct udphdr) +
-		      SROCE_BTH_BYTES, sizeof(*ip6h) + sizeof(struct udphdr) +
-		      SROCE_BTH_BYTES, true);
+	sroce_tx_check(qp, skb, sizeof(*ip6h) + sizeof(struct udphdr), true);
 
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);

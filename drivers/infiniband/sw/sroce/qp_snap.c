@@ -96,6 +96,9 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	/* DCQCN (cc.c): cuts so far, alpha in 1/65536. */
 	sroce_qp_snap_add(s, "dcqcn_cuts", READ_ONCE(req->dcqcn.cuts));
 	sroce_qp_snap_add(s, "dcqcn_alpha", READ_ONCE(req->dcqcn.alpha));
+	/* ICRC elision (elide.c): our requests, our responses. */
+	sroce_qp_snap_add(s, "elide_req", READ_ONCE(req->nocrc));
+	sroce_qp_snap_add(s, "elide_resp", READ_ONCE(qp->resp.nocrc_peer));
 	s->cc = sroce_cc_name(qp);
 	s->sr = sroce_sr_name(qp);
 }

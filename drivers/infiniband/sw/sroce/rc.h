@@ -194,6 +194,7 @@ u32 sroce_crc32(u32 crc, const void *p, size_t n);
 /* What the receive path tells the engine of a packet it queued. */
 struct sroce_rx_cb {
 	bool icrc_later;	/* ICRC not checked yet: the engine does */
+	bool udp_csum;		/* a verified UDP checksum covers it */
 };
 
 static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
@@ -312,6 +313,16 @@ bool sroce_sr_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 struct sk_buff *sroce_sr_resp_next(struct sroce_qp *qp);
 void sroce_sr_resp_take(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_sr_resp_sack(struct sroce_qp *qp, struct sroce_sack *s);
+
+/* elide.c: ICRC elision between sroce peers, riding on sr.c's offer. */
+void sroce_elide_req_arm(struct sroce_qp *qp);
+void sroce_elide_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
+void sroce_elide_req_hdr(const struct sroce_qp *qp, struct sroce_pkt_hdr *h);
+void sroce_elide_resp_arm(struct sroce_qp *qp);
+void sroce_elide_resp_learn(struct sroce_qp *qp,
+			    const struct sroce_pkt_hdr *h);
+void sroce_elide_resp_hdr(const struct sroce_qp *qp, struct sroce_pkt_hdr *h);
+bool sroce_elide_rx_ok(const struct sroce_qp *qp, const struct sk_buff *skb);
 
 /* resp.c */
 int sroce_resp_init(struct sroce_qp *qp);

@@ -608,6 +608,7 @@ static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 	/* A resend fills a gap: its ACK frees the window at once. */
 	h.ackreq = resend || sroce_req_want_ack(qp, o->psn, o->last, w->kind);
 	h.ext = qp->req.sr != SROCE_SR_OFF;
+	sroce_elide_req_hdr(qp, &h);
 	o->ackreq = h.ackreq;
 
 	skb = sroce_req_build(qp, w, &h, off, o->len,

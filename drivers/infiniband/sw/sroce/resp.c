@@ -176,6 +176,7 @@ static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
 	h.orig = orig;
 	/* Selective repeat agreed: say so on every response (sr.c). */
 	h.ext = qp->resp.sr_peer;
+	sroce_elide_resp_hdr(qp, &h);
 	skb = sroce_tx_alloc(qp, &h, len);
 	if (!skb)
 		return -ENOBUFS;
@@ -916,6 +917,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	h.syndrome = sroce_aeth_ack(SROCE_AETH_CREDIT_NONE);
 	h.msn = qp->resp.msn & SROCE_U24_MAX;
 	h.ext = qp->resp.sr_peer;
+	sroce_elide_resp_hdr(qp, &h);
 	skb = sroce_resp_read_skb(qp, &h, len, sroce_tx_zc_wanted(qp, len),
 				  &err);
 	/* Kernel memory, or too many pieces: copy after all. */

@@ -82,6 +82,7 @@ void sroce_sr_req_arm(struct sroce_qp *qp)
 	req->tlp_armed = false;
 	req->tlp_out = false;
 	req->offer_rto = false;
+	sroce_elide_req_arm(qp);
 }
 
 /*
@@ -108,6 +109,7 @@ void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 	if (req->sr != SROCE_SR_OFFER)
 		return;
 	req->sr = h->ext ? SROCE_SR_ON : SROCE_SR_OFF;
+	sroce_elide_req_learn(qp, h);
 	trace_sroce_sr(qp->ibqp.qp_num, req->sr);
 }
 
@@ -477,6 +479,7 @@ void sroce_sr_resp_reset(struct sroce_qp *qp)
 {
 	sroce_sr_resp_purge(qp);
 	qp->resp.sr_peer = false;
+	qp->resp.nocrc_peer = false;
 }
 
 /* Room for @skb, in the QP's bound and the device's; taken if so. */
@@ -499,6 +502,7 @@ static bool sroce_sr_resp_charge(struct sroce_qp *qp, struct sk_buff *skb)
 void sroce_sr_resp_arm(struct sroce_qp *qp)
 {
 	qp->resp.sr_ok = sroce_sr_enabled(qp);
+	sroce_elide_resp_arm(qp);
 }
 
 /* A request from a peer that offered: answer yes, if we may. */
@@ -506,6 +510,7 @@ void sroce_sr_resp_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 {
 	if (h->ext && qp->resp.sr_ok)
 		qp->resp.sr_peer = true;
+	sroce_elide_resp_learn(qp, h);
 }
 
 /* PSNs a request takes: a READ one per response packet. */

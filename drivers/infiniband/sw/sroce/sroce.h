@@ -102,6 +102,8 @@ struct sroce_dev {
 
 	/* Offer and accept selective repeat (sr.c); sysfs, read at RTR/RTS. */
 	bool sr;
+	/* Offer and accept ICRC elision (elide.c); sysfs, read at RTR/RTS. */
+	bool icrc_elide;
 	/* Being unregistered: local delivery takes no reference (local.c). */
 	bool going;
 	/* Congestion control of its QPs (cc.c); sysfs, read at RTS. */
@@ -304,6 +306,7 @@ extern const struct attribute_group sroce_device_attr_group;
 
 /* sr.c, cc.c: module parameters, the defaults of each new device */
 bool sroce_sr_default(void);
+bool sroce_elide_default(void);
 u8 sroce_cc_default_mode(void);
 int sroce_cc_parse(const char *buf);
 const char *sroce_cc_mode_name(u8 mode);
