@@ -23,7 +23,11 @@ packet to port 4791:
     bit 6 may offer it on requests; on responses and ACKs that carry SACK
     blocks it answers an offer, so it must only go to an address whose
     requests offered, and a block must be well formed; a requester that
-    was never answered must stop offering within a window.
+    was never answered must stop offering within a window;
+  * its second one, ICRC elision: bit 5 of byte 8 ("accepts elided ICRCs")
+    only beside bit 6; a packet with bit 4 ("ICRC elided") must go to an
+    address that said bit 5 before, carry a valid non-zero UDP checksum and
+    a zero ICRC field, which is then not checked against the computed one.
 
 Every packet is checked, the peer's too: a peer's bad ICRC means either the
 peer or this checker is wrong, and both are worth failing for.  Prints one
@@ -93,6 +97,7 @@ OPCODES = _opcodes()
 PMTUS = (256, 512, 1024, 2048, 4096)
 # sroce's extension bit (BTH byte 8, bit 6) and its ACK block.
 EXT_BIT = 0x40
+NOCRC_OK_BIT, NOCRC_BIT = 0x20, 0x10
 SACK_TYPE, SACK_BLOCKS_MAX = 1, 8
 # The most requests a requester sends before a response answers its
 # offer: sroce's largest window.
@@ -136,6 +141,16 @@ def udp_csum_ok(src, dst, udp, ipv6):
     return ones_sum(pseudo + udp) == 0xffff
 
 
+def pseudo_sum(src, dst, ulen, ipv6):
+    """What a sender leaves in the UDP checksum field for the NIC to
+    complete (CHECKSUM_PARTIAL): the pseudo header's folded sum."""
+    if ipv6:
+        pseudo = src + dst + struct.pack("!IxxxB", ulen, 17)
+    else:
+        pseudo = src + dst + struct.pack("!xBH", 17, ulen)
+    return ones_sum(pseudo)
+
+
 def pcap_frames(path):
     """(linktype, frame bytes) of a classic pcap file, either byte order."""
     with open(path, "rb") as f:
@@ -170,7 +185,7 @@ class Checker:
         self.n = {"ours": 0, "peer": 0, "ours4": 0, "ours6": 0,
                   "peer4": 0, "peer6": 0, "icrc_ok": 0,
                   "peer_udp6_zero": 0, "truncated": 0, "ackreq": 0,
-                  "se": 0, "ext_resp": 0, "sack": 0}
+                  "se": 0, "ext_resp": 0, "sack": 0, "elided": 0}
         self.ops = {}
         self.kinds = {}
         # Addresses whose requests offered the extension, or whose
@@ -178,6 +193,8 @@ class Checker:
         self.peer_offered = set()
         self.peer_accepted = set()
         self.offers = {}
+        # Addresses that said they accept packets without an ICRC.
+        self.nocrc_ok = set()
 
     def bad(self, frame, who, msg):
         self.problems += 1
@@ -233,7 +250,11 @@ class Checker:
             elif ipv6:
                 self.n["peer_udp6_zero"] += 1
         elif not udp_csum_ok(src, dst, udp, ipv6):
-            self.bad(num, who, "bad UDP checksum 0x%04x" % ucsum)
+            hint = ""
+            if ucsum == pseudo_sum(src, dst, len(udp), ipv6):
+                hint = " (the pseudo header's sum: captured before " \
+                       "checksum offload computed it?)"
+            self.bad(num, who, "bad UDP checksum 0x%04x%s" % (ucsum, hint))
 
         ib = udp[8:]
         if len(ib) < 12 + 4:
@@ -241,11 +262,28 @@ class Checker:
             return
         want = icrc(l3[:-4], ipv6)
         got = struct.unpack("<I", l3[-4:])[0]
-        if want != got:
+        if ib[8] & NOCRC_OK_BIT and ib[8] & EXT_BIT:
+            self.nocrc_ok.add(saddr)
+        daddr = ipaddress.ip_address(dst)
+        if ib[8] & NOCRC_BIT:
+            self.elided(num, who, daddr, ucsum, got)
+        elif want != got:
             self.bad(num, who, "ICRC 0x%08x, computed 0x%08x" % (got, want))
         else:
             self.n["icrc_ok"] += 1
-        self.bth(num, who, mine, ib[:-4], ipaddress.ip_address(dst))
+        self.bth(num, who, mine, ib[:-4], daddr)
+
+    def elided(self, num, who, daddr, ucsum, got):
+        """A packet that says its ICRC is elided: the UDP checksum (checked
+        above when non-zero) must stand in, toward a peer that agreed."""
+        self.n["elided"] += 1
+        if daddr not in self.nocrc_ok:
+            self.bad(num, who, "ICRC elided toward %s, which never "
+                     "accepted that" % daddr)
+        if ucsum == 0:
+            self.bad(num, who, "ICRC elided without a UDP checksum")
+        if got != 0:
+            self.bad(num, who, "ICRC elided, field 0x%08x not zero" % got)
 
     def ext(self, num, who, mine, ib, name, daddr):
         """The extension bit: True if the bytes after an ACK's AETH are a
@@ -294,8 +332,11 @@ class Checker:
         name, ext, payload, first_mid, ends_req, se_ok, svc = info
         if tver != 0:
             self.bad(num, who, "%s: BTH TVer %d" % (name, tver))
-        if ib[4] != 0 or ib[8] & 0x3f:
+        if ib[4] != 0 or ib[8] & 0x0f:
             self.bad(num, who, "%s: BTH reserved bits set" % name)
+        if ib[8] & NOCRC_OK_BIT and not ib[8] & EXT_BIT:
+            self.bad(num, who, "%s: bit 5 (accepts elided ICRCs) without "
+                     "bit 6" % name)
         if len(ib) < 12 + ext:
             self.bad(num, who, "%s: %d bytes, headers need %d" %
                      (name, len(ib), 12 + ext))
@@ -360,6 +401,8 @@ class Checker:
               % (n["ours"], n["ours4"], n["ours6"], n["peer"], n["peer4"],
                  n["peer6"], n["icrc_ok"], n["peer_udp6_zero"], n["ackreq"],
                  n["se"], self.problems))
+        print("ICRC elided on %d packets; elision accepted by %s" %
+              (n["elided"], sorted(map(str, self.nocrc_ok)) or "none"))
         for (who, msg), cnt in sorted(self.kinds.items()):
             print("  problem: %s: %s: %d packets" % (who, msg, cnt))
         for (mine, name), cnt in sorted(self.ops.items()):
