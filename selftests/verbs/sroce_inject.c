@@ -696,6 +696,7 @@ struct pkt {
 	size_t ulen;
 	size_t len;
 	bool spoof;		/* from another address than the peer's */
+	bool udp4_csum;		/* a UDP checksum over IPv4 too */
 };
 
 static uint8_t *pkt_udp(struct pkt *p)
@@ -784,9 +785,10 @@ static uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
 /*
  * IPv6 UDP wants a real checksum (the sroce socket would take zero, but
  * a peer that sends one is the normal case); IPv4 gets zero, as RoCEv2
- * senders commonly do.  Done last: it covers the ICRC.
+ * senders commonly do, unless the case asks (p->udp4_csum).  Done last:
+ * it covers the ICRC.
  */
-static void pkt_udp6_csum(struct pkt *p)
+static void pkt_udp_csum(struct pkt *p)
 {
 	uint8_t *udp = pkt_udp(p);
 	size_t ulen = sroce_be_load16(udp + 4);
@@ -797,7 +799,10 @@ static void pkt_udp6_csum(struct pkt *p)
 	uint16_t c;
 
 	udp[6] = udp[7] = 0;
-	sum = csum_add(sum, p->b + 8, 32);
+	if (opt.ipv6)
+		sum = csum_add(sum, p->b + 8, 32);	/* source, destination */
+	else
+		sum = csum_add(sum, p->b + 12, 8);
 	sum += (uint32_t)ulen + IPPROTO_UDP;
 	sum = csum_add(sum, udp, ulen);
 	while (sum >> 16)
@@ -814,8 +819,8 @@ static bool pkt_send(struct pkt *p)
 	socklen_t sl = sockaddr_of(&net.local, 0, &ss);
 	ssize_t n;
 
-	if (opt.ipv6)
-		pkt_udp6_csum(p);
+	if (opt.ipv6 || p->udp4_csum)
+		pkt_udp_csum(p);
 	n = sendto(net.raw, p->b, p->len, 0, (struct sockaddr *)&ss, sl);
 	if (n == (ssize_t)p->len)
 		return true;
@@ -1222,9 +1227,11 @@ static void want_describe(const struct want_resp *w, char *s, size_t n)
 
 /*
  * G11: what the device sends carries no stray bits.  Reserved BTH bits
- * are zero (byte 4 below FECN/BECN, byte 8 below the extension bit), the
- * pad bytes are zero, and a response never has the extension bit: this
- * peer never offered it.  NULL, or what is wrong.
+ * are zero (byte 4 below FECN/BECN, byte 8 below sroce's three bits),
+ * the pad bytes are zero, a response never has the extension bit (this
+ * peer never offered it), nothing is sent without an ICRC (it never said
+ * it takes that) and bit 5 comes only with an offer.  NULL, or what is
+ * wrong.
  */
 static const char *resp_unclean(const struct resp *r)
 {
@@ -1233,8 +1240,13 @@ static const char *resp_unclean(const struct resp *r)
 
 	if (r->b[4] & 0x3f)
 		return "reserved bits of BTH byte 4 set";
-	if (r->b[8] & 0x3f)
+	if (r->b[8] & 0x0f)
 		return "reserved bits of BTH byte 8 set";
+	/* ICRC elision: this peer never said it takes it; it may be offered. */
+	if (r->b[8] & SROCE_BTH_NOCRC_BIT)
+		return "ICRC elided toward a peer that never accepted that";
+	if ((r->b[8] & SROCE_BTH_NOCRC_OK_BIT) && !r->h.ext)
+		return "bit 5 of BTH byte 8 without the extension bit";
 	if (oi && (oi->kind == SROCE_OPK_ACK || oi->kind == SROCE_OPK_READ_RESP ||
 		   oi->kind == SROCE_OPK_ATOMIC_ACK) && r->h.ext)
 		return "the extension bit on a response to a peer that never offered it";
@@ -1501,6 +1513,30 @@ static void send_corrupted_write(struct cx *c, long at, uint32_t len)
 		p.b[8 + 15] ^= 0x02;	/* last byte of the source */
 	else
 		p.b[4] ^= 0x01;		/* Identification */
+	pkt_send(&p);
+	expect(c, C_ICRC, 1);
+}
+
+/*
+ * A WRITE that says its ICRC is elided (BTH byte 8, bit 4), with a zero
+ * ICRC field and a valid UDP checksum, to a QP that never agreed to that
+ * (elide.c): its ICRC is checked after all, fails, nothing is written.
+ */
+static void case_icrc_elided_unasked(struct cx *c)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct pkt p;
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, 64);
+	h.dma_len = 128;
+	h.ackreq = true;
+	h.nocrc = true;
+	pkt_init(&p);
+	pkt_roce(&p, &h, c->data, 128);
+	/* pkt_init() zeroed the ICRC field; the checksum covers it. */
+	pkt_headers(&p, p.ulen + SROCE_ICRC_BYTES);
+	p.udp4_csum = true;
 	pkt_send(&p);
 	expect(c, C_ICRC, 1);
 }
@@ -3174,6 +3210,8 @@ static const struct tcase cases[] = {
 	  .fn = case_udp_len_long },
 	{ .name = "bad_icrc", .desc = "ICRC off by one bit: rx_icrc_err, nothing written",
 	  .fn = case_bad_icrc },
+	{ .name = "icrc_elided_unasked", .desc = "ICRC elided (BTH byte 8 bit 4, UDP checksum good) to a QP that never agreed: rx_icrc_err, nothing written",
+	  .fn = case_icrc_elided_unasked },
 	{ .name = "icrc_covers_payload", .desc = "payload bit flipped after sealing: rx_icrc_err",
 	  .fn = case_icrc_covers_payload },
 	{ .name = "icrc_late", .desc = "1 KiB WRITE, payload bit flipped: its ICRC, checked by the engine, drops it: rx_icrc_err only",

@@ -133,6 +133,10 @@ tap_diag "IPv4 injection took $((SECONDS - T0)) s"
 report v4 "$SROCE_RESULTS/inject4.tap" "$SROCE_RESULTS/cases4"
 
 kmsg "34-hostile: IPv6 injection"
+# With ICRC elision allowed (off for IPv4, the default): still only a peer
+# that was told yes may leave the ICRC out (icrc_elided_unasked), and fab2
+# never elides toward one that did not say it takes that.
+tap_require "fab2: icrc_elide on" sh -c 'echo 1 >/sys/class/infiniband/fab2/icrc_elide'
 T0=$SECONDS
 tap_check "IPv6: injector ran to the end ($GARBAGE6 garbage packets)" \
 	inject "$SROCE_RESULTS/inject6.tap" -6 -n "$GARBAGE6"
