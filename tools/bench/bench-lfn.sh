@@ -20,7 +20,8 @@
 # sroce device (fab1 on a second macvlan, namespace lfn2). Shares come
 # from the netdevs' byte counters over the second half of the run, when
 # the flows have found their rates. LFN_NETEM adds netem options to the
-# path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs.
+# path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs;
+# LFN_ELIDE=1 turns ICRC elision on for the sroce devices (both VMs).
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
@@ -31,6 +32,7 @@ SECS=${LFN_SECONDS:-20}
 ITERS=$((SECS * 10))
 SROCE_ITERS=$((SECS * 150))
 CC=${LFN_CC:-wan}
+ELIDE=${LFN_ELIDE:-0}
 # Which to measure (LFN_ONLY): a subset for a quicker look.
 ONLY=" ${LFN_ONLY:-sroce rxe cubic bbr} "
 LOSSES=${LFN_LOSS:-0 0.1 1}
@@ -58,6 +60,7 @@ setup() {
 	rdma link add rxe0 type rxe netdev eth0 || return 1
 	ip netns exec lfn rdma link add fab0 type sroce netdev mv0 || return 1
 	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
+	echo "$ELIDE" >/sys/class/infiniband/fab0/icrc_elide || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
 	[ "$FAIR" = 0 ] || setup_second "$n" || return 1
@@ -81,6 +84,7 @@ setup_second() {
 		ip -n lfn2 link set mv1 up && ip -n lfn2 link set lo up || return 1
 	ip netns exec lfn2 rdma link add fab1 type sroce netdev mv1 || return 1
 	echo "$CC" >/sys/class/infiniband/fab1/cc || return 1
+	echo "$ELIDE" >/sys/class/infiniband/fab1/icrc_elide || return 1
 	wait_for 30 gid_index lfn2 fab1 "192.168.80.$n" >/dev/null || return 1
 	GS2=$(gid_index lfn2 fab1 "192.168.80.$n")
 }
@@ -395,7 +399,7 @@ round() {
 table() {
 	local loss
 	echo "## 100 Mbit/s, $((DELAY * 2)) ms RTT (netem both ways), ${SECS} s per run, Mbit/s"
-	echo "sroce: congestion control $CC, selective repeat on"
+	echo "sroce: congestion control $CC, selective repeat on, ICRC elision $([ "$ELIDE" = 1 ] && echo on || echo off)"
 	echo "| loss   | sroce RC WRITE | rxe RC WRITE | TCP CUBIC | TCP BBR | sroce/rxe |"
 	echo "|--------|----------------|--------------|-----------|---------|-----------|"
 	for loss in $LOSSES; do

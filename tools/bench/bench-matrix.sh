@@ -15,6 +15,10 @@
 #    perftest busy-polls its CQs, so RDMA pays for idle polling here where
 #    iperf3 sleeps: the figure is an upper bound for sroce and rxe.
 #
+#  - the rows ICRC elision changes, again with icrc_elide on at both
+#    ends (Documentation/wire.rst); MATRIX_ONLY=elide measures just
+#    those, with elision off and on, for a quick A/B.
+#
 # Prints a table with sroce/rxe and sroce/TCP ratios (medians of
 # BENCH_REPEAT runs, the three alternating) and writes
 # $SROCE_RESULTS/matrix.csv for tools/bench/plot-matrix.  Not a timed
@@ -208,6 +212,41 @@ lo_figure() {
 	ALL+="  $name (loopback): sroce$s; rxe$r"$'\n'
 }
 
+# elide 0|1: icrc_elide of fab1 and fab2, for the QPs perftest makes next.
+elide() {
+	echo "$1" >/sys/class/infiniband/fab1/icrc_elide &&
+		echo "$1" >/sys/class/infiniband/fab2/icrc_elide
+}
+
+# elide_rows [off]: the rows the ICRC's cost shows in, with elision on at
+# both ends; with "off", each row first as it is by default.
+elide_rows() {
+	local name kind
+	local -a rows=("ib_write_bw 64K|bw|ib_write_bw -s 65536 -n $(iters 65536)"
+		"ib_read_bw 64K|bw|ib_read_bw -s 65536 -n $(iters 65536)"
+		"ib_send_bw 64K|bw|ib_send_bw -s 65536 -n $(iters 65536)"
+		"ib_write_bw 1M|bw|ib_write_bw -s 1048576 -n $(iters 1048576)"
+		"ib_write_bw 64K -q 8|bw|ib_write_bw -s 65536 -q 8 -n $(iters $((65536 * 8)))"
+		"ib_send_lat 64B|lat|ib_send_lat -s 64")
+	local r
+	for r in "${rows[@]}"; do
+		name=${r%%|*}
+		kind=${r#*|}
+		kind=${kind%%|*}
+		# shellcheck disable=SC2086 # the perftest arguments
+		if [ "${1:-}" = off ]; then
+			elide 0 || return 1
+			figure "$name" "$([ "$kind" = bw ] && echo MB/s || echo usec)" "$kind" ${r##*|}
+		fi
+		elide 1 || return 1
+		# shellcheck disable=SC2086
+		figure "$name elided" "$([ "$kind" = bw ] && echo MB/s || echo usec)" "$kind" ${r##*|}
+	done
+	elide 0
+	echo "(packets sent without an ICRC: fab1 $(counter ns1 fab1 tx_icrc_elided)," \
+		"fab2 $(counter ns2 fab2 tx_icrc_elided))"
+}
+
 main() {
 	local op size
 	[ -x "$SROCE_TREE/out/bench/udp_pingpong" ] ||
@@ -222,6 +261,11 @@ main() {
 	echo "## sroce fab1<->fab2 (veth, MTU 9000), rxe0 (lo), TCP (the same veth)"
 	echo "| test                     |    sroce |      rxe |      TCP | sroce/rxe | sroce/TCP | CPU s/GB: sroce |  rxe |  TCP |"
 	echo "|--------------------------|----------|----------|----------|-----------|-----------|--------|--------|--------|"
+	if [ "${MATRIX_ONLY:-}" = elide ]; then
+		elide_rows off || echo "icrc_elide failed"
+		printf '%s' "$ALL"
+		return
+	fi
 	for op in write read send; do
 		for size in 4096 65536 1048576; do
 			figure "ib_${op}_bw $((size / 1024))K" MB/s bw \
@@ -233,6 +277,9 @@ main() {
 	for op in send write read; do
 		figure "ib_${op}_lat 64B" usec lat "ib_${op}_lat" -s 64
 	done
+	echo
+	echo "## ICRC elision: sroce with icrc_elide on at both ends"
+	elide_rows || echo "icrc_elide failed"
 	echo
 	echo "## like for like: sroce in loopback on fab1, rxe0 on lo (both skip IP)"
 	table_head
