@@ -187,7 +187,7 @@ figure() {
 	cs=$(field 2 <<<"${runs[sroce]}" | median)
 	cr=$(field 2 <<<"${runs[rxe]}" | median)
 	ct=$(field 2 <<<"${runs[tcp]}" | median)
-	out=$(printf '| %-24s | %8s | %8s | %8s | %9s | %9s | %6s | %6s | %6s |' \
+	out=$(printf '| %-34s | %8s | %8s | %8s | %9s | %9s | %6s | %6s | %6s |' \
 		"$name ($unit)" "$s" "$r" "$t" "$(ratio "$s" "$r")" \
 		"$(ratio "$s" "$t")" "${cs:--}" "${cr:--}" "${ct:--}")
 	echo "$out"
@@ -259,8 +259,8 @@ main() {
 	fi
 	echo "name,unit,sroce,rxe,tcp,cpu_sroce,cpu_rxe,cpu_tcp" >"$SROCE_RESULTS/matrix.csv"
 	echo "## sroce fab1<->fab2 (veth, MTU 9000), rxe0 (lo), TCP (the same veth)"
-	echo "| test                     |    sroce |      rxe |      TCP | sroce/rxe | sroce/TCP | CPU s/GB: sroce |  rxe |  TCP |"
-	echo "|--------------------------|----------|----------|----------|-----------|-----------|--------|--------|--------|"
+	echo "| test                               |    sroce |      rxe |      TCP | sroce/rxe | sroce/TCP | CPU s/GB: sroce |  rxe |  TCP |"
+	echo "|------------------------------------|----------|----------|----------|-----------|-----------|--------|--------|--------|"
 	if [ "${MATRIX_ONLY:-}" = elide ]; then
 		elide_rows off || echo "icrc_elide failed"
 		printf '%s' "$ALL"
