@@ -217,12 +217,12 @@ static void sroce_tx_icrc(struct sk_buff *skb, const u8 *l3,
 static void sroce_tx_check(struct sroce_qp *qp, struct sk_buff *skb,
 			   unsigned int l3len, bool ipv6)
 {
-	unsigned int bth = l3len;
+	unsigned int rest = l3len + SROCE_BTH_BYTES;
 	struct iphdr *iph;
 
-	if (!(skb->data[bth + 8] & SROCE_BTH_NOCRC_BIT)) {
-		sroce_tx_icrc(skb, skb->data, bth + SROCE_BTH_BYTES,
-			      bth + SROCE_BTH_BYTES, ipv6);
+	/* The BTH's byte 8: what the requester or responder decided. */
+	if (!(skb->data[l3len + 8] & SROCE_BTH_NOCRC_BIT)) {
+		sroce_tx_icrc(skb, skb->data, rest, rest, ipv6);
 		return;
 	}
 	sroce_icrc_store(sroce_tx_icrc_slot(skb), 0);
