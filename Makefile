@@ -17,7 +17,7 @@ MANDIR ?= /usr/share/man
 
 export KVER
 
-.PHONY: all module provider install uninstall clean check check-long check-debug demo \
+.PHONY: bench-profile all module provider install uninstall clean check check-long check-debug demo \
 	deps tests bench bench-lfn unit checkpatch sparse print-kver
 
 all: module provider
@@ -117,6 +117,13 @@ bench: deps
 		tools/qemu/run-test --timeout 3600 tools/bench/bench-prio.sh
 	SROCE_GUEST_ENV=BENCH_REPEAT \
 		tools/qemu/run-test --vms 2 --timeout 3600 tools/bench/bench-interop.sh
+
+# Where the time goes: perf record -a -g in the VM over ib_write_bw and
+# ib_send_lat between two sroce devices (ICRC elision on; PROFILE_ELIDE=0).
+bench-profile: deps
+	$(MAKE) tests
+	SROCE_GUEST_ENV="PROFILE_ELIDE PROFILE_SECONDS" tools/qemu/run-test \
+		--timeout 1200 --out out/bench/profile tools/bench/bench-profile.sh
 
 # The long-fat-network benchmark (issue 7): 100 Mbit/s, 100 ms RTT, 0 to
 # 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.

@@ -12,7 +12,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils nvme-cli
 	libibverbs-dev librdmacm-dev python3-pyverbs
-	iproute2 iperf3 tshark nftables gnuplot-nox
+	iproute2 iperf3 tshark nftables gnuplot-nox linux-perf
 	gcc make sparse clang libclang-rt-14-dev linux-source-6.1 dkms
 	man-db groff-base
 	iputils-ping xz-utils binutils python3
@@ -22,7 +22,7 @@ PACKAGES="
 # nftables: the rule against local injection (security.rst G1, 54-access);
 # clang and its runtime: the libFuzzer targets of the protocol core;
 # linux-source-6.1: checkpatch.pl for the style gate; man-db and groff-base
-# render sroce(7) (selftests/host/41-man.sh).
+# render sroce(7) (selftests/host/41-man.sh); linux-perf: make bench-profile.
 # The line before last is for the VM harness (tools/qemu): ping in tests, xz and
 # readelf to unpack the kernel for a fast PVH boot, python3 to pick ports.
 # The last line builds the debug kernel (tools/debug-kernel, `make
