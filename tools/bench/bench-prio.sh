@@ -44,21 +44,13 @@ bulk_end() { wait; }
 line() { printf '%-40s %s\n' "$1" "$2"; }
 
 # lat RUN ARGS...: ib_send_lat's typical (median), average and 99th
-# percentile round trip halves, in usec, as "typ/avg/p99"; again (up to
-# three runs) while perftest's clock calibration fails and it prints inf
-# or 0, which it does now and then under TCG, more so under load.
+# percentile round trip halves, in usec, as "typ/avg/p99" (perf_nonzero
+# runs it again while perftest's clock calibration fails, which it does
+# now and then under TCG, more so under load).
 lat() {
-	local run=$1 v i
+	local run=$1
 	shift
-	for i in 1 2 3; do
-		v=$("$run" ib_send_lat -s 64 -n 5000 "$@" |
-			awk '/^ *#bytes/ { getline; print $5 "/" $6 "/" $8; exit }')
-		case $v in
-		'' | inf* | 0/* | 0.00/*) echo "ib_send_lat printed '$v' (run $i), again" >&2 ;;
-		*) break ;;
-		esac
-	done
-	echo "$v"
+	perf_nonzero "$run" 5/6/8 ib_send_lat -s 64 -n 5000 "$@"
 }
 
 # sroce_bytes, rxe_bytes: the payload bytes the load's sender has sent

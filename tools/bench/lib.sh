@@ -4,9 +4,11 @@
 # rdma_rxe on lo (rxe0), driven by unchanged perftest.
 # Source after selftests/lib.sh.
 
-# Column N of perftest's result line (the line after the "#bytes" header).
+# Column N of perftest's result line (the line after the "#bytes" header);
+# N may name several, "5/6/8", printed joined by slashes.
 perf_col() {
-	awk -v c="$1" '/^ *#bytes/ {getline; print $c; exit}'
+	awk -v c="$1" '/^ *#bytes/ { getline; n = split(c, f, "/"); v = $f[1]
+		for (i = 2; i <= n; i++) v = v "/" $f[i]; print v; exit }'
 }
 
 # bandwidth (MB/s average) and latency (usec, t_typical) of a tool.
@@ -21,8 +23,8 @@ sroce_lo_lat() { perf_nonzero _sroce_lo_perf 5 "$@"; }
 _sroce_lo_perf() { perf_run ns1 fab1 "$G4A" ns1 fab1 "$G4A" 192.168.77.1 "$@"; }
 _rxe_perf() { perf_run "" rxe0 "$GRXE" "" rxe0 "$GRXE" 127.0.0.1 "$@"; }
 
-# perf_nonzero RUN COL ARGS...: column COL of RUN ARGS..., run up to three
-# times while it reads zero or infinity: perftest's clock calibration
+# perf_nonzero RUN COL ARGS...: column COL (perf_col) of RUN ARGS..., run
+# up to three times while the first reads zero or infinity: perftest's clock calibration
 # fails now and then under TCG ("Correlation coefficient r^2 < 0.9") and
 # it then prints 0 for every rate, or inf for every latency.
 perf_nonzero() {
@@ -31,7 +33,7 @@ perf_nonzero() {
 	for i in 1 2 3; do
 		v=$("$run" "$@" | perf_col "$col")
 		case $v in
-		'' | 0 | 0.0 | 0.00 | inf* | -inf* | nan* | -nan*)
+		'' | 0 | 0.0 | 0.00 | 0/* | 0.0/* | 0.00/* | inf* | -inf* | nan* | -nan*)
 			echo "perftest printed '$v' (run $i), again" >&2 ;;
 		*) break ;;
 		esac
