@@ -219,6 +219,24 @@ static ssize_t sroce_abi_version_show(struct device *device,
 }
 static DEVICE_ATTR_RO(sroce_abi_version);
 
+/* A device's on/off knob in sysfs: "1" or "0" out, kstrtobool() in. */
+static ssize_t sroce_knob_show(char *buf, const bool *knob)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*knob));
+}
+
+static ssize_t sroce_knob_store(const char *buf, size_t count, bool *knob)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(*knob, on);
+	return count;
+}
+
 /*
  * Selective repeat for this device's QPs (sr.c), from the module
  * parameter at creation; a QP reads it when it is connected.
@@ -226,26 +244,16 @@ static DEVICE_ATTR_RO(sroce_abi_version);
 static ssize_t selective_repeat_show(struct device *device,
 				     struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
-
-	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->sr));
+	return sroce_knob_show(buf, &rdma_device_to_drv_device(device,
+				struct sroce_dev, ibdev)->sr);
 }
 
 static ssize_t selective_repeat_store(struct device *device,
 				      struct device_attribute *attr,
 				      const char *buf, size_t count)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
-	bool on;
-	int err;
-
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	WRITE_ONCE(sdev->sr, on);
-	return count;
+	return sroce_knob_store(buf, count, &rdma_device_to_drv_device(device,
+				struct sroce_dev, ibdev)->sr);
 }
 static DEVICE_ATTR_RW(selective_repeat);
 
@@ -253,26 +261,16 @@ static DEVICE_ATTR_RW(selective_repeat);
 static ssize_t icrc_elide_show(struct device *device,
 			       struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
-
-	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->icrc_elide));
+	return sroce_knob_show(buf, &rdma_device_to_drv_device(device,
+				struct sroce_dev, ibdev)->icrc_elide);
 }
 
 static ssize_t icrc_elide_store(struct device *device,
 				struct device_attribute *attr,
 				const char *buf, size_t count)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
-	bool on;
-	int err;
-
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	WRITE_ONCE(sdev->icrc_elide, on);
-	return count;
+	return sroce_knob_store(buf, count, &rdma_device_to_drv_device(device,
+				struct sroce_dev, ibdev)->icrc_elide);
 }
 static DEVICE_ATTR_RW(icrc_elide);
 
