@@ -253,7 +253,7 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 	if (req->cc == SROCE_CC_WAN) {
 		rs->delivered = req->delivered;
 		rs->inflight = sroce_req_in_flight(req);
-		sroce_wan_ack(&req->wan, rs, sroce_clock_ns());
+		sroce_wan_ack(&req->wan, rs, sroce_req_rx_now(req));
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);
 		sroce_cc_set_pace(qp, pps);

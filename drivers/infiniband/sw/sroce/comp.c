@@ -158,8 +158,7 @@ static void sroce_comp_advance(struct sroce_qp *qp, u32 next)
 
 	if (!sroce_psn_after(next, req->una))
 		return;
-	/* Once per ACK: a TCG guest's clock is an HPET read, ~1 us. */
-	now = sroce_clock_ns();
+	now = sroce_req_rx_now(req);
 	acked = sroce_psn_sub(next, req->una);
 	req->una = next;
 	sroce_comp_rtt(qp, next, now);

@@ -163,6 +163,24 @@ static bool sroce_engine_icrc_ok(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
+ * Up to @budget packets off rxq into @batch: only what has arrived by
+ * now, so that the batch's arrival time, read after this, is not earlier
+ * than any of its packets' (52 saw a 40 ms path's RTT as 38 ms when
+ * packets that came during a long batch joined it).
+ */
+static void sroce_engine_rx_take(struct sroce_qp *qp,
+				 struct sk_buff_head *batch, int budget)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rxq.lock, flags);
+	while (budget-- > 0 && (skb = __skb_dequeue(&qp->rxq)))
+		__skb_queue_tail(batch, skb);
+	spin_unlock_irqrestore(&qp->rxq.lock, flags);
+}
+
+/*
  * Take packets off rxq: requests go to the responder's queue (they may
  * have to wait behind READ responses), responses to the completer now.
  */
@@ -170,11 +188,16 @@ static bool sroce_engine_rx(struct sroce_qp *qp, int budget)
 {
 	/* Pairs with sroce_req_arm(): its fields are visible if set. */
 	bool req_ready = smp_load_acquire(&qp->req.ready);
+	struct sk_buff_head batch;
 	struct sroce_pkt_hdr h;
 	struct sk_buff *skb;
 
-	while (budget-- > 0 && READ_ONCE(qp->state) != IB_QPS_ERR) {
-		skb = skb_dequeue(&qp->rxq);
+	__skb_queue_head_init(&batch);
+	sroce_engine_rx_take(qp, &batch, budget);
+	/* One arrival time for the batch (sroce_req_rx_now()). */
+	qp->req.rx_now_ns = 0;
+	while (READ_ONCE(qp->state) != IB_QPS_ERR) {
+		skb = __skb_dequeue(&batch);
 		if (!skb)
 			break;
 		if (!sroce_engine_icrc_ok(qp, skb))
@@ -195,6 +218,9 @@ static bool sroce_engine_rx(struct sroce_qp *qp, int budget)
 			kfree_skb(skb);
 		}
 	}
+	qp->req.rx_now_ns = 0;
+	/* In ERROR: dropped, as the flush drops what is left on rxq. */
+	__skb_queue_purge(&batch);
 	return !skb_queue_empty(&qp->rxq);
 }
 

@@ -124,6 +124,20 @@ static inline u64 sroce_clock_ns(void)
 	return ktime_get_ns();
 }
 
+/*
+ * When the responses the engine is taking in arrived, for their RTT and
+ * rate samples: read once per batch (sroce_engine_rx()), not once per
+ * packet.  They all sat on rxq before the batch began, so a clock read
+ * per packet would add the time spent on the ones before it, and under
+ * TCG each read is an HPET access (4 % of a READ stream's samples).
+ */
+static inline u64 sroce_req_rx_now(struct sroce_req *req)
+{
+	if (!req->rx_now_ns)
+		req->rx_now_ns = sroce_clock_ns();
+	return req->rx_now_ns;
+}
+
 static inline struct sroce_counters *sroce_qp_cnt(struct sroce_qp *qp)
 {
 	return &qp->sdev->cnt;

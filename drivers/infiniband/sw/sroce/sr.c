@@ -423,7 +423,7 @@ void sroce_sr_req_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 	sroce_cnt_inc(sroce_qp_cnt(qp), SROCE_CNT_SACKS_RCVD);
 	if (!req->sacked || sroce_psn_after(sroce_sack_end(&s), req->sack_high))
 		req->sack_high = sroce_sack_end(&s);
-	now = sroce_clock_ns();
+	now = sroce_req_rx_now(req);
 	if (sroce_sr_mark_sacked(req, &s, now))
 		sroce_sr_mark_lost(qp, now);
 }
