@@ -72,6 +72,7 @@ static void __exit sroce_mod_exit(void)
 	sroce_net_exit_module();
 	/* Every QP is gone with its device: no work is left. */
 	sroce_engine_exit();
+	sroce_tx_exit();
 	/* After every device's directory went with the device. */
 	sroce_parent_exit();
 	sroce_debugfs_exit();

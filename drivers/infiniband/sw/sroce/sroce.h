@@ -324,6 +324,7 @@ enum ib_mtu sroce_port_active_mtu(const struct sroce_dev *sdev);
 
 /* net.c */
 int sroce_net_init(void);
+void sroce_tx_exit(void);
 void sroce_net_exit_module(void);
 struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *snet);
