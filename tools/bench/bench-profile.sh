@@ -1,6 +1,8 @@
 #!/bin/bash
 # Where the time goes (issue 6), one VM: perf record -a -g over an
-# ib_write_bw 64 KiB run and over an ib_send_lat 64 B run between fab1
+# ib_write_bw 64 KiB, an ib_read_bw 64 KiB and an ib_send_lat 64 B run
+# (PROFILE_ONLY: a subset, e.g. "read_bw"; PROFILE_SCRIPT=1 also saves
+# every sample's call chain as perf.script.NAME.gz) between fab1
 # and fab2 (namespaces over veth, MTU 9000, as in bench-matrix), with
 # ICRC elision on at both ends (PROFILE_ELIDE=0: off).  Prints, for
 # each, the hottest symbols of both vCPUs (self time) and the share of
@@ -11,6 +13,7 @@ set -u
 
 ELIDE=${PROFILE_ELIDE:-1}
 SECS=${PROFILE_SECONDS:-8}
+ONLY=" ${PROFILE_ONLY:-write_bw read_bw send_lat} "
 
 # report NAME: the top of perf.data.NAME, by symbol and by module.
 report() {
@@ -23,6 +26,14 @@ report() {
 	command perf report -i "$data" --no-children --sort sym --stdio \
 		-g none --percent-limit 0.7 --dsos '[kernel.kallsyms],[sroce]' \
 		2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
+	echo "## $1: sroce's functions with what they call (% of all samples)"
+	command perf report -i "$data" --children --sort sym --stdio \
+		-g none --percent-limit 1.5 2>/dev/null | grep ' sroce_' |
+		head -n 40
+	# PROFILE_SCRIPT=1: every sample's call chain, for offline study.
+	[ "${PROFILE_SCRIPT:-0}" = 1 ] &&
+		command perf script -i "$data" -F comm,cpu,ip,sym 2>/dev/null |
+		gzip >"$SROCE_RESULTS/perf.script.$1.gz"
 	echo "## $1: by module"
 	command perf report -i "$data" --no-children --sort dso --stdio \
 		-g none --percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' |
@@ -77,6 +88,8 @@ profile() {
 	report "$name"
 }
 
+want() { [[ $ONLY == *" $1 "* ]]; }
+
 main() {
 	bench_setup || { echo "setup failed"; exit 1; }
 	ip -n ns1 link set v1 mtu 9000 && ip -n ns2 link set v2 mtu 9000 &&
@@ -86,8 +99,9 @@ main() {
 		echo "$ELIDE" >/sys/class/infiniband/fab2/icrc_elide ||
 		{ echo "icrc_elide failed"; exit 1; }
 	echo "# sroce fab1<->fab2 over veth, MTU 9000, icrc_elide=$ELIDE; perf -a -g -F 999, $SECS s"
-	profile write_bw ib_write_bw -s 65536 -n 40000
-	profile send_lat ib_send_lat -s 64 -n 200000
+	want write_bw && profile write_bw ib_write_bw -s 65536 -n 40000
+	want read_bw && profile read_bw ib_read_bw -s 65536 -n 40000
+	want send_lat && profile send_lat ib_send_lat -s 64 -n 200000
 	counters ns2 fab2
 }
 
