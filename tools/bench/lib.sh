@@ -41,12 +41,15 @@ perf_nonzero() {
 	echo "$v"
 }
 
-# median: the median of the numbers on stdin, one per line (empty lines
-# and non-numbers skipped; the lower middle of an even count); nothing if
-# there are none.  Benchmarks under TCG vary run to run by a third: one
-# run is an anecdote.
+# median: the median of the numbers on stdin, one per line (empty lines,
+# non-numbers and zeros skipped; the lower middle of an even count);
+# nothing if there are none.  A zero is a run that measured nothing:
+# perf_nonzero gives up with perftest's 0 after three failed clock
+# calibrations, and counting it would pull the median down as if sroce
+# had stalled.  Benchmarks under TCG vary run to run by a third: one run
+# is an anecdote.
 median() {
-	grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+	grep -E '^[0-9]+([.][0-9]+)?$' | awk '$1 > 0' | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
