@@ -1109,6 +1109,22 @@ static void write_only(struct cx *c, uint32_t psn, uint32_t rkey,
 		     n);
 }
 
+/*
+ * The header most cases start from: a WRITE ONLY of @len bytes at @off
+ * in the target MR, at the expected PSN, asking for an ACK.
+ */
+static struct sroce_pkt_hdr tgt_write_hdr(const struct cx *c, int64_t off,
+					  uint32_t len)
+{
+	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+
+	h.rkey = TGT->mr->rkey;
+	h.va = mr_va(TGT, off);
+	h.dma_len = len;
+	h.ackreq = true;
+	return h;
+}
+
 static void inject_read(struct cx *c, uint32_t psn, uint32_t rkey,
 			uint64_t va, uint32_t len)
 {
@@ -1497,13 +1513,9 @@ static void case_payload_no_payload_op(struct cx *c)
  */
 static void send_corrupted_write(struct cx *c, long at, uint32_t len)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 64, len);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 64);
-	h.dma_len = len;
-	h.ackreq = true;
 	pkt_init(&p);
 	pkt_roce(&p, &h, c->data, len);
 	pkt_seal(&p);
@@ -1524,13 +1536,9 @@ static void send_corrupted_write(struct cx *c, long at, uint32_t len)
  */
 static void case_icrc_elided_unasked(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 64, 128);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 64);
-	h.dma_len = 128;
-	h.ackreq = true;
 	h.nocrc = true;
 	pkt_init(&p);
 	pkt_roce(&p, &h, c->data, 128);
@@ -1577,13 +1585,9 @@ static void case_icrc_covers_ip(struct cx *c)
 static void write_rerouted(struct cx *c, int off, uint8_t ttl, uint8_t tos,
 			   bool bth4)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, off, 100);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, off);
-	h.dma_len = 100;
-	h.ackreq = true;
 	pkt_init(&p);
 	pkt_roce(&p, &h, c->data, 100);
 	pkt_seal(&p);
@@ -1739,13 +1743,9 @@ static void case_cnp_rtr(struct cx *c)
 /* A good WRITE, but to QPN @qpn. */
 static void write_to_qpn(struct cx *c, uint32_t qpn)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 0, 64);
 
 	h.dest_qpn = qpn;
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 0);
-	h.dma_len = 64;
-	h.ackreq = true;
 	inject(c, &h, c->data, 64);
 	expect(c, C_RX, 1);
 }
@@ -1805,13 +1805,9 @@ static void case_qpn_gsi(struct cx *c)
 
 static void write_pkey(struct cx *c, uint16_t pkey)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 0, 64);
 
 	h.pkey = pkey;
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 0);
-	h.dma_len = 64;
-	h.ackreq = true;
 	inject(c, &h, c->data, 64);
 }
 
@@ -2675,13 +2671,9 @@ static void case_atomic_valid(struct cx *c)
  */
 static void case_src_mismatch(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 0, 64);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 0);
-	h.dma_len = 64;
-	h.ackreq = true;
 	pkt_init(&p);
 	p.spoof = true;
 	pkt_roce(&p, &h, c->data, 64);
@@ -2698,13 +2690,9 @@ static void case_src_mismatch(struct cx *c)
  */
 static void case_udp_len_short(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 0, 128);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 0);
-	h.dma_len = 128;
-	h.ackreq = true;
 	pkt_init(&p);
 	pkt_roce(&p, &h, c->data, 128);
 	pkt_seal(&p);
@@ -2717,13 +2705,9 @@ static void case_udp_len_short(struct cx *c)
 /* A UDP length past the datagram's end: UDP drops it, we never see it. */
 static void case_udp_len_long(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 0, 64);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 0);
-	h.dma_len = 64;
-	h.ackreq = true;
 	pkt_init(&p);
 	pkt_roce(&p, &h, c->data, 64);
 	pkt_seal(&p);
@@ -3164,13 +3148,9 @@ static void case_sack_hostile(struct cx *c)
  */
 static void case_ipv4_options(struct cx *c)
 {
-	struct sroce_pkt_hdr h = hdr(c, OP(WRITE_ONLY), c->epsn);
+	struct sroce_pkt_hdr h = tgt_write_hdr(c, 4000, 96);
 	struct pkt p;
 
-	h.rkey = TGT->mr->rkey;
-	h.va = mr_va(TGT, 4000);
-	h.dma_len = 96;
-	h.ackreq = true;
 	pkt_init(&p);
 	p.iplen = SROCE_IPV4_MIN_BYTES + 4;
 	pkt_roce(&p, &h, c->data, 96);
