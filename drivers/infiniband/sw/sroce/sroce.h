@@ -322,9 +322,11 @@ int sroce_port_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 void sroce_port_update(struct sroce_dev *sdev);
 enum ib_mtu sroce_port_active_mtu(const struct sroce_dev *sdev);
 
+/* net_tx.c (the rest of it is in rc.h) */
+void sroce_tx_exit(void);
+
 /* net.c */
 int sroce_net_init(void);
-void sroce_tx_exit(void);
 void sroce_net_exit_module(void);
 struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *snet);
