@@ -34,7 +34,7 @@ SROCE_ITERS=$((SECS * 150))
 CC=${LFN_CC:-wan}
 ELIDE=${LFN_ELIDE:-0}
 # Which to measure (LFN_ONLY): a subset for a quicker look.
-ONLY=" ${LFN_ONLY:-sroce rxe cubic bbr} "
+ONLY=${LFN_ONLY:-sroce rxe cubic bbr}
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
 NETEM=${LFN_NETEM:-}
@@ -170,11 +170,14 @@ busy_pct() {
 # the bottleneck's queue: set beside the pings, they tell whether the
 # pings wait in netem or in the guests (a CPU-bound receiver's backlog).
 sample_queue() {
-	local b
+	local b line
 	while :; do
-		b=$(tc -s qdisc show dev eth0 | sed -n 's/.*backlog \([0-9]*\)b.*/\1/p')
-		echo "$EPOCHREALTIME ${b:-0}"
-		sleep 0.5
+		b=0
+		while read -r line; do
+			[[ $line =~ backlog\ ([0-9]+)b ]] && b=${BASH_REMATCH[1]}
+		done < <(tc -s qdisc show dev eth0)
+		echo "$EPOCHREALTIME $b"
+		nap 0.5
 	done
 }
 
@@ -206,9 +209,9 @@ ping_ms() {
 # goodput_mbit FILE MESSAGES
 sample_tx() {
 	local f=/proc/net/dev p v
-	# A sleeper in the namespace lends its /proc/PID/net/dev: one exec
-	# per sample (sleep) instead of three (ip netns exec, cat, sleep),
-	# which under TCG is CPU the measured flow would otherwise get.
+	# A sleeper in the namespace lends its /proc/PID/net/dev, and nap
+	# waits: no exec per sample (there were three: ip netns exec, cat,
+	# sleep), which under TCG is CPU the measured flow would otherwise get.
 	if [ -n "$1" ]; then
 		ip netns exec "$1" sleep 100000 &
 		p=$!
@@ -219,7 +222,7 @@ sample_tx() {
 	while :; do
 		tx_of "$f" "$2" v
 		echo "$EPOCHREALTIME $v"
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -307,7 +310,7 @@ sample_bytes() {
 		tx_of "/proc/$p0/net/dev" mv0 a
 		tx_of "/proc/$p1/net/dev" mv1 b
 		echo "$EPOCHREALTIME $e $a $b"
-		sleep 0.5
+		nap 0.5
 	done
 }
 
@@ -382,14 +385,14 @@ round() {
 	local loss=$1
 	path "$loss" || return 1
 	sync_barrier "path-$loss" 120 || return 1
-	if [[ $ONLY == *" sroce "* ]]; then
+	if listed sroce "$ONLY"; then
 		perf "sroce-$loss" lfn fab0 "$GS" 192.168.79.2 mv0 "$SROCE_ITERS"
 		[ "$SROCE_VM" = B ] || RES[cnt-$loss]=$(counters lfn fab0)
 	fi
-	[[ $ONLY != *" rxe "* ]] ||
+	! listed rxe "$ONLY" ||
 		perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
-	[[ $ONLY != *" cubic "* ]] || tcp "cubic-$loss" cubic
-	[[ $ONLY != *" bbr "* ]] || tcp "bbr-$loss" bbr
+	! listed cubic "$ONLY" || tcp "cubic-$loss" cubic
+	! listed bbr "$ONLY" || tcp "bbr-$loss" bbr
 	[ "$FAIR" = 0 ] || [ "$loss" != 0 ] || {
 		fair "fair-cubic-$loss" cubic
 		fair "fair-sroce-$loss" sroce

@@ -13,7 +13,7 @@ set -u
 
 ELIDE=${PROFILE_ELIDE:-1}
 SECS=${PROFILE_SECONDS:-8}
-ONLY=" ${PROFILE_ONLY:-write_bw read_bw send_lat} "
+ONLY=${PROFILE_ONLY:-write_bw read_bw send_lat}
 
 # report NAME: the top of perf.data.NAME, by symbol and by module.
 report() {
@@ -88,7 +88,7 @@ profile() {
 	report "$name"
 }
 
-want() { [[ $ONLY == *" $1 "* ]]; }
+want() { listed "$1" "$ONLY"; }
 
 main() {
 	bench_setup || { echo "setup failed"; exit 1; }

@@ -53,6 +53,23 @@ median() {
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
+# nap SECONDS: wait that long without a process.  Under TCG an exec costs
+# milliseconds of a vCPU: a sampler that ran sleep(1) ten times a second
+# took an eighth of the sending VM's CPU from the flow it measured.  The
+# read waits on a FIFO of this shell's own that nobody writes to.
+nap() {
+	if [ -z "${NAP_FD:-}" ]; then
+		local f
+		f=$(mktemp -u /tmp/nap.XXXXXX)
+		mkfifo "$f" && exec {NAP_FD}<>"$f" && rm -f "$f"
+	fi
+	read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
+# listed WORD LIST: is WORD one of the blank-separated words of LIST?
+# (a benchmark's *_ONLY subset).
+listed() { [[ " $2 " == *" $1 "* ]]; }
+
 # cpu_line VAR: "busy total" jiffies of all CPUs, from /proc/stat.
 cpu_line() {
 	local _c u n s i w q sq st
