@@ -576,9 +576,17 @@ detail_want() {
 # capture_start NS IFACE FILE: record UDP 4791 on IFACE in namespace NS
 # ("" for this one) into FILE, a classic pcap (what roce_check.py reads),
 # with a large buffer since TCG is slow to drain it.  tap_check runs this
-# in a subshell, so dumpcap's pid goes to FILE.pid.
+# in a subshell, so dumpcap's pid goes to FILE.pid.  sroce's trains (UDP
+# GSO, gso.c) are off meanwhile: a veth hands a GSO skb on whole, so a
+# capture there would hold one datagram per train, not the packets a NIC
+# puts on the wire; CAPTURE_TRAINS=1 leaves them on (the caller makes
+# the veths cut them, 32-rc-verify's trains test).
 capture_start() {
 	local -a pre=()
+	local gso=/sys/module/sroce/parameters/tx_gso
+	if [ "${CAPTURE_TRAINS:-0}" = 0 ] && [ -w "$gso" ]; then
+		cat "$gso" >"$3.gso" && echo N >"$gso"
+	fi
 	# Not through in_ns: a function sent to the background is a
 	# subshell, and $! would be its pid, not dumpcap's.
 	[ -z "$1" ] || pre=(ip netns exec "$1")
@@ -599,6 +607,10 @@ capture_stop() {
 	pid=$(cat "$1.pid")
 	kill -TERM "$pid"
 	wait_for 60 _gone "$pid"
+	if [ -s "$1.gso" ]; then
+		cat "$1.gso" >/sys/module/sroce/parameters/tx_gso
+		rm -f "$1.gso"
+	fi
 	cat "$1.log"
 	grep -q "Packets captured" "$1.log"
 }

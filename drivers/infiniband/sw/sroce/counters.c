@@ -13,6 +13,7 @@ const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_TX_THROTTLED].name = "tx_throttled",
 	[SROCE_CNT_TX_ZEROCOPY].name = "tx_zerocopy",
 	[SROCE_CNT_TX_LOCAL].name = "tx_local",
+	[SROCE_CNT_TX_TRAINS].name = "tx_trains",
 	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
 	[SROCE_CNT_RX_BYTES].name = "rx_bytes",
 	[SROCE_CNT_RX_BAD_HDR].name = "rx_bad_hdr",

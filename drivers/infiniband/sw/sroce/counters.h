@@ -19,6 +19,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_THROTTLED,		/* held back: too much queued locally */
 	SROCE_CNT_TX_ZEROCOPY,		/* sent with the payload not copied */
 	SROCE_CNT_TX_LOCAL,		/* to a local device, past lo */
+	SROCE_CNT_TX_TRAINS,		/* GSO skbs of several packets (gso.c) */
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_BYTES,
 	SROCE_CNT_RX_BAD_HDR,		/* malformed UDP/BTH/extension headers */

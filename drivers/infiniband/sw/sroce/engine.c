@@ -438,6 +438,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	sroce_odp_qp_init(qp);
 	sroce_engine_pick_cpu(qp);
 	skb_queue_head_init(&qp->rxq);
+	__skb_queue_head_init(&qp->req.gso_q);
 	timer_setup(&qp->req.timer, sroce_engine_timer, 0);
 	hrtimer_init(&qp->req.backoff, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->req.backoff.function = sroce_engine_backoff_fn;

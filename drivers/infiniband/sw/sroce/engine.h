@@ -96,6 +96,15 @@ struct sroce_req {
 	struct dst_cache dst_cache;
 	struct sroce_txacct *txacct;
 	bool via_lo;			/* last route went through lo */
+	/*
+	 * A train of data packets gathered into one UDP GSO skb (gso.c):
+	 * open only while sroce_req_run() sends, empty outside it.
+	 */
+	bool gso_open;
+	u8 gso_frags;			/* page fragments the train holds */
+	u8 gso_ecn;			/* its ECN field */
+	u32 gso_size;			/* UDP payload of its first packet */
+	struct sk_buff_head gso_q;
 
 	struct sroce_swqe *wqes;	/* one per SQ slot */
 	u8 *raw;			/* the copies, one SQ stride each */

@@ -379,23 +379,13 @@ static int sroce_tx_local(struct sroce_qp *qp, struct sroce_dev *local,
 	return 0;
 }
 
-static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
-			struct socket *sock, u8 ecn)
+/* The UDP and IPv4 headers of @skb, its identification aside. */
+static struct iphdr *sroce_tx_ip4_hdr(struct sroce_qp *qp, struct sk_buff *skb,
+				      struct rtable *rt, u8 ecn)
 {
 	const struct sroce_av *av = &qp->av;
-	struct net *net = sock_net(sock->sk);
-	struct sroce_dev *local;
 	struct iphdr *iph;
-	struct rtable *rt;
-	int err;
 
-	rt = sroce_tx_route4(qp, net);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	sroce_tx_note_route(qp, &rt->dst);
-	local = sroce_local_target(net, &rt->dst, av);
 	sroce_tx_udp(qp, skb);
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -409,6 +399,33 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 	iph->check = 0;
 	iph->saddr = av->saddr.in4.sin_addr.s_addr;
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
+	return iph;
+}
+
+static int sroce_tx_ip4_out(struct net *net, struct socket *sock,
+			    struct sk_buff *skb, struct rtable *rt)
+{
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_dst_set(skb, &rt->dst);
+	return sroce_tx_result(ip_local_out(net, sock->sk, skb));
+}
+
+static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
+			struct socket *sock, u8 ecn)
+{
+	struct net *net = sock_net(sock->sk);
+	struct sroce_dev *local;
+	struct iphdr *iph;
+	struct rtable *rt;
+
+	rt = sroce_tx_route4(qp, net);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	sroce_tx_note_route(qp, &rt->dst);
+	local = sroce_local_target(net, &rt->dst, &qp->av);
+	iph = sroce_tx_ip4_hdr(qp, skb, rt, ecn);
 	if (local) {
 		ip_rt_put(rt);
 		return sroce_tx_local(qp, local, skb, ETH_P_IP);
@@ -416,11 +433,120 @@ static int sroce_tx_ip4(struct sroce_qp *qp, struct sk_buff *skb,
 	__ip_select_ident(net, iph, 1);
 	skb->ip_summed = CHECKSUM_NONE;
 	sroce_tx_check(qp, skb, sizeof(*iph) + sizeof(struct udphdr), false);
+	return sroce_tx_ip4_out(net, sock, skb, rt);
+}
 
-	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	skb_dst_set(skb, &rt->dst);
-	err = ip_local_out(net, sock->sk, skb);
-	return sroce_tx_result(err);
+/*
+ * The ICRC of a packet of a train (gso.c) that starts at its BTH, as the
+ * segment that carries it will be: @hdr is the train's IPv4 and UDP
+ * header, and the segment gets identification @id and its own lengths.
+ */
+static void sroce_tx_gso_icrc(struct sroce_qp *qp, struct sk_buff *skb,
+			      const u8 *hdr, u16 id)
+{
+	u8 l3[sizeof(struct iphdr) + sizeof(struct udphdr) + SROCE_BTH_BYTES];
+	struct iphdr *iph = (struct iphdr *)l3;
+	struct udphdr *uh = (struct udphdr *)(iph + 1);
+
+	/* Elided: GSO gives the segment its UDP checksum. */
+	if (skb->data[8] & SROCE_BTH_NOCRC_BIT) {
+		sroce_icrc_store(sroce_tx_icrc_slot(skb), 0);
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_ICRC_ELIDED);
+		return;
+	}
+	memcpy(l3, hdr, sizeof(*iph) + sizeof(*uh));
+	memcpy(uh + 1, skb->data, SROCE_BTH_BYTES);
+	iph->id = htons(id);
+	iph->tot_len = htons(sizeof(*iph) + sizeof(*uh) + skb->len);
+	uh->len = htons(sizeof(*uh) + skb->len);
+	sroce_tx_icrc(skb, l3, sizeof(l3), SROCE_BTH_BYTES, false);
+}
+
+/*
+ * Move @m's bytes into @head's fragments: its linear part (a page
+ * fragment, sroce_tx_alloc_skb()) and its fragments, each with a
+ * reference of its own; @m is then freed.
+ */
+static void sroce_tx_gso_append(struct sk_buff *head, struct sk_buff *m)
+{
+	struct skb_shared_info *si = skb_shinfo(head), *mi = skb_shinfo(m);
+	unsigned int i;
+
+	if (skb_headlen(m)) {
+		struct page *page = virt_to_head_page(m->data);
+
+		get_page(page);
+		skb_fill_page_desc(head, si->nr_frags, page,
+				   m->data - (u8 *)page_address(page),
+				   skb_headlen(m));
+	}
+	for (i = 0; i < mi->nr_frags; i++) {
+		si->frags[si->nr_frags] = mi->frags[i];
+		__skb_frag_ref(&si->frags[si->nr_frags]);
+		si->nr_frags++;
+	}
+	si->flags |= mi->flags & SKBFL_SHARED_FRAG;
+	head->len += m->len;
+	head->data_len += m->len;
+	head->truesize += m->len;
+	consume_skb(m);
+}
+
+/*
+ * Send the train @q (gso.c: two packets or more, all as long as the first
+ * but the last, each a page-fragment head and fragments that fit one skb)
+ * as one UDP GSO skb.  The stack, or the netdev, cuts it into one
+ * datagram per packet after the qdisc: one pass through IP, the qdisc
+ * and the driver's doorbell for the train, as TCP's segments get.  Each
+ * segment's ICRC is computed here for the identification and lengths
+ * that segmentation gives it.  A nonzero UDP checksum comes with GSO, so
+ * only a sroce peer gets trains.  Consumes the train.
+ */
+static int sroce_tx_ip4_gso(struct sroce_qp *qp, struct sk_buff_head *q,
+			    struct socket *sock, u8 ecn)
+{
+	struct net *net = sock_net(sock->sk);
+	unsigned int n = skb_queue_len(q), size, i;
+	struct sk_buff *head, *m;
+	struct udphdr *uh;
+	struct iphdr *iph;
+	struct rtable *rt;
+	u16 id;
+
+	rt = sroce_tx_route4(qp, net);
+	if (IS_ERR(rt)) {
+		__skb_queue_purge(q);
+		return PTR_ERR(rt);
+	}
+	sroce_tx_note_route(qp, &rt->dst);
+	/* Local delivery takes no GSO: one by one. */
+	if (sroce_local_target(net, &rt->dst, &qp->av)) {
+		ip_rt_put(rt);
+		while ((m = __skb_dequeue(q)))
+			sroce_tx_ip4(qp, m, sock, ecn);
+		return 0;
+	}
+	head = __skb_dequeue(q);
+	size = head->len;
+	iph = sroce_tx_ip4_hdr(qp, head, rt, ecn);
+	__ip_select_ident(net, iph, n);
+	id = ntohs(iph->id);
+	sroce_tx_check(qp, head, sizeof(*iph) + sizeof(*uh), false);
+	for (i = 1; (m = __skb_dequeue(q)); i++) {
+		sroce_tx_gso_icrc(qp, m, head->data, id + i);
+		sroce_tx_gso_append(head, m);
+	}
+	uh = udp_hdr(head);
+	uh->len = htons(head->len - sizeof(*iph));
+	uh->check = ~udp_v4_check(head->len - sizeof(*iph), iph->saddr,
+				  iph->daddr, 0);
+	head->ip_summed = CHECKSUM_PARTIAL;
+	head->csum_start = skb_transport_header(head) - head->head;
+	head->csum_offset = offsetof(struct udphdr, check);
+	skb_shinfo(head)->gso_size = size;
+	skb_shinfo(head)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(head)->gso_segs = n;
+	return sroce_tx_ip4_out(net, sock, head, rt);
 }
 
 static struct dst_entry *sroce_tx_route6(struct sroce_qp *qp,
@@ -629,43 +755,49 @@ void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * Send a packet built by sroce_tx_alloc(); always consumes @skb.
- * Returns 0, -ENOBUFS if it was refused locally and can be sent again
- * soon, or another error when it is lost (no route, namespace gone);
- * either way it is counted.
+ * The socket of the QP's address family, and the engine's route cache
+ * reset if the address changed.  Called with BHs off, under RCU (the
+ * dst_cache is per CPU; the socket is freed after an RCU period).
  */
-int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+static struct socket *sroce_tx_sock(struct sroce_qp *qp, bool ipv6)
 {
 	struct sroce_net *snet = qp->sdev->snet;
-	struct socket *sock;
-	unsigned int len;
-	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
-	bool zc = skb_is_nonlinear(skb);
-	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
-	unsigned int prio = sroce_qp_prio(qp);
-	int err;
 
 	/* Only the engine's work item uses the cache: reset it from there. */
 	if (test_and_clear_bit(SROCE_ENG_AV_CHANGED, &qp->req.flags))
 		dst_cache_reset(&qp->req.dst_cache);
-	/*
-	 * Zeroed: if the ICRC were ever not computed, no stale heap leaves.
-	 * A zero-copy skb has its room already (sroce_tx_seal()).
-	 */
-	if (!zc)
-		skb_put_zero(skb, SROCE_ICRC_BYTES);
-	len = skb->len;
-	trace_sroce_tx(qp->ibqp.qp_num, skb->data, len);
-	sroce_tx_set_owner(qp, skb);
-	/* For the qdiscs: mqprio and VLAN egress maps read it as 802.1p. */
-	skb->priority = prio;
-	sroce_tx_note_prio(qp->sdev, prio);
+	return ipv6 ? rcu_dereference(snet->sock6) :
+		      rcu_dereference(snet->sock4);
+}
 
-	/* dst_cache is per-cpu; the socket is freed after an RCU period. */
+static void sroce_tx_count(struct sroce_qp *qp, int err, unsigned int n,
+			   unsigned int bytes, unsigned int zc)
+{
+	struct sroce_counters *cnt = &qp->sdev->cnt;
+
+	if (err) {
+		sroce_cnt_add(cnt, err == -ENOBUFS ? SROCE_CNT_TX_BUSY :
+			      SROCE_CNT_TX_DROPPED, n);
+		return;
+	}
+	sroce_cnt_add(cnt, SROCE_CNT_TX_PACKETS, n);
+	sroce_cnt_add(cnt, SROCE_CNT_TX_BYTES, bytes);
+	if (zc)
+		sroce_cnt_add(cnt, SROCE_CNT_TX_ZEROCOPY, zc);
+}
+
+/* Send one packet, ready but for its IP and UDP headers; consumes it. */
+static int sroce_tx_out(struct sroce_qp *qp, struct sk_buff *skb, u8 ecn)
+{
+	bool ipv6 = qp->av.network_type == RDMA_NETWORK_IPV6;
+	unsigned int len = skb->len;
+	bool zc = skb_is_nonlinear(skb);
+	struct socket *sock;
+	int err;
+
 	local_bh_disable();
 	rcu_read_lock();
-	sock = ipv6 ? rcu_dereference(snet->sock6) :
-		      rcu_dereference(snet->sock4);
+	sock = sroce_tx_sock(qp, ipv6);
 	if (!sock) {
 		kfree_skb(skb);
 		err = -ENOTCONN;
@@ -676,15 +808,77 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	rcu_read_unlock();
 	local_bh_enable();
+	sroce_tx_count(qp, err, 1, len, zc);
+	return err;
+}
 
-	if (err) {
-		sroce_cnt_inc(&qp->sdev->cnt, err == -ENOBUFS ?
-			      SROCE_CNT_TX_BUSY : SROCE_CNT_TX_DROPPED);
-		return err;
+/*
+ * Send the train gathered in @q (gso.c): one packet alone, more as one
+ * GSO skb.  What is lost here is lost as on the wire: the requester's
+ * retransmission repairs it.
+ */
+void sroce_tx_train(struct sroce_qp *qp, struct sk_buff_head *q, u8 ecn)
+{
+	unsigned int n = skb_queue_len(q), bytes = 0, zc = 0;
+	struct socket *sock;
+	struct sk_buff *skb;
+	int err;
+
+	if (n <= 1) {
+		skb = __skb_dequeue(q);
+		if (skb)
+			sroce_tx_out(qp, skb, ecn);
+		return;
 	}
-	sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_PACKETS);
-	sroce_cnt_add(&qp->sdev->cnt, SROCE_CNT_TX_BYTES, len);
-	if (zc)
-		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_ZEROCOPY);
-	return 0;
+	skb_queue_walk(q, skb) {
+		bytes += skb->len;
+		zc += skb_is_nonlinear(skb);
+	}
+	local_bh_disable();
+	rcu_read_lock();
+	sock = sroce_tx_sock(qp, false);
+	if (sock) {
+		err = sroce_tx_ip4_gso(qp, q, sock, ecn);
+	} else {
+		__skb_queue_purge(q);
+		err = -ENOTCONN;
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+	sroce_tx_count(qp, err, n, bytes, zc);
+	if (!err)
+		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_TRAINS);
+}
+
+/*
+ * Send a packet built by sroce_tx_alloc(); always consumes @skb.
+ * Returns 0, -ENOBUFS if it was refused locally and can be sent again
+ * soon, or another error when it is lost (no route, namespace gone);
+ * either way it is counted.  While the requester gathers a train
+ * (gso.c), its data packets join it instead and go when it does.
+ */
+int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	bool zc = skb_is_nonlinear(skb);
+	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
+	unsigned int prio = sroce_qp_prio(qp);
+
+	/*
+	 * Zeroed: if the ICRC were ever not computed, no stale heap leaves.
+	 * A zero-copy skb has its room already (sroce_tx_seal()).
+	 */
+	if (!zc)
+		skb_put_zero(skb, SROCE_ICRC_BYTES);
+	trace_sroce_tx(qp->ibqp.qp_num, skb->data, skb->len);
+	sroce_tx_set_owner(qp, skb);
+	/* For the qdiscs: mqprio and VLAN egress maps read it as 802.1p. */
+	skb->priority = prio;
+	sroce_tx_note_prio(qp->sdev, prio);
+	if (qp->req.gso_open) {
+		if (sroce_gso_add(qp, skb, ecn))
+			return 0;
+		/* Not one for the train: what it holds goes first. */
+		sroce_gso_flush(qp);
+	}
+	return sroce_tx_out(qp, skb, ecn);
 }

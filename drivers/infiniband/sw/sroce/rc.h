@@ -196,6 +196,14 @@ struct sroce_dev *sroce_local_target(struct net *net,
 				     const struct dst_entry *dst,
 				     const struct sroce_av *av);
 int sroce_local_xmit(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_tx_train(struct sroce_qp *qp, struct sk_buff_head *q, u8 ecn);
+
+/* gso.c */
+void sroce_gso_open(struct sroce_qp *qp);
+bool sroce_gso_add(struct sroce_qp *qp, struct sk_buff *skb, u8 ecn);
+void sroce_gso_flush(struct sroce_qp *qp);
+void sroce_gso_close(struct sroce_qp *qp);
+
 /* Count @skb against @qp until it leaves the host (raw.c sends its own). */
 void sroce_tx_set_owner(struct sroce_qp *qp, struct sk_buff *skb);
 struct sroce_txacct *sroce_txacct_alloc(void);

@@ -868,7 +868,7 @@ static void sroce_req_check_drained(struct sroce_qp *qp)
  * to send; false when idle or blocked (window, max_rd_atomic, fence, RNR
  * wait): an ACK or a timer kicks the engine again.
  */
-bool sroce_req_run(struct sroce_qp *qp, int budget)
+static bool sroce_req_run_sq(struct sroce_qp *qp, int budget)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_req *req = &qp->req;
@@ -908,6 +908,17 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 		budget--;
 	}
 	return true;
+}
+
+/* Send what the SQ and the holes call for, data packets in trains. */
+bool sroce_req_run(struct sroce_qp *qp, int budget)
+{
+	bool more;
+
+	sroce_gso_open(qp);
+	more = sroce_req_run_sq(qp, budget);
+	sroce_gso_close(qp);
+	return more;
 }
 
 /*
