@@ -519,8 +519,11 @@ static int sroce_tx_ip4_gso(struct sroce_qp *qp, struct sk_buff_head *q,
 		return PTR_ERR(rt);
 	}
 	sroce_tx_note_route(qp, &rt->dst);
-	/* Local delivery takes no GSO: one by one. */
-	if (sroce_local_target(net, &rt->dst, &qp->av)) {
+	/*
+	 * This host's own addresses: one by one, as sroce_tx_ip4() hands
+	 * each to a local device (local.c) or to lo.
+	 */
+	if (rt->dst.dev->flags & IFF_LOOPBACK) {
 		ip_rt_put(rt);
 		while ((m = __skb_dequeue(q)))
 			sroce_tx_ip4(qp, m, sock, ecn);
