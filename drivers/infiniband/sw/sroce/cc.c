@@ -272,7 +272,7 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 
 	if (!req->pace_gap_ns)
 		return true;
-	now = sroce_clock_ns();
+	now = sroce_req_tx_now(req);
 	if (sroce_pace_ok(req->pace_next_ns, now))
 		return true;
 	sroce_engine_backoff_ns(qp, req->pace_next_ns - now -
@@ -291,7 +291,7 @@ void sroce_cc_paced(struct sroce_qp *qp, u32 len)
 
 	if (req->cc != SROCE_CC_DCQCN && !req->pace_gap_ns)
 		return;
-	now = sroce_clock_ns();
+	now = sroce_req_tx_now(req);
 	if (req->cc == SROCE_CC_DCQCN &&
 	    sroce_dcqcn_sent(&req->dcqcn, len, now))
 		sroce_cc_set_pace(qp, sroce_dcqcn_pps(&req->dcqcn));

@@ -188,6 +188,7 @@ struct sroce_req {
 	u32 rtt_psn;
 	u64 rtt_start_ns;		/* sroce_clock_ns() */
 	u64 rx_now_ns;			/* sroce_req_rx_now(); 0: unread */
+	u64 tx_now_ns;			/* sroce_req_tx_now(); 0: unread */
 
 	u8 retry_left;
 	u8 rnr_left;

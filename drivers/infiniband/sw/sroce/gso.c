@@ -100,6 +100,7 @@ void sroce_gso_flush(struct sroce_qp *qp)
 		return;
 	sroce_tx_train(qp, &req->gso_q, req->gso_ecn);
 	req->gso_frags = 0;
+	req->tx_now_ns = 0;
 }
 
 /* The requester's run is over: the train leaves, none gathers. */

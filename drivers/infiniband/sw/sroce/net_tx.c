@@ -865,6 +865,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	bool zc = skb_is_nonlinear(skb);
 	u8 ecn = sroce_cc_ecn(qp, skb->data[0]);
 	unsigned int prio = sroce_qp_prio(qp);
+	int err;
 
 	/*
 	 * Zeroed: if the ICRC were ever not computed, no stale heap leaves.
@@ -883,5 +884,7 @@ int sroce_tx_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		/* Not one for the train: what it holds goes first. */
 		sroce_gso_flush(qp);
 	}
-	return sroce_tx_out(qp, skb, ecn);
+	err = sroce_tx_out(qp, skb, ecn);
+	qp->req.tx_now_ns = 0;
+	return err;
 }

@@ -666,7 +666,7 @@ static void sroce_req_arm_rto(struct sroce_qp *qp)
 static int sroce_req_send(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = sroce_clock_ns();
+	u64 now = sroce_req_tx_now(req);
 	struct sroce_req_pkt o;
 	bool resent;
 	int err;
@@ -736,7 +736,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	    !sroce_cc_pace_ok(qp))
 		return -ENOBUFS;
 	w = sroce_req_wqe(qp, p->wqe);
-	now = sroce_clock_ns();
+	now = sroce_req_tx_now(req);
 	probe = req->tlp_out && p->psn == req->tlp_psn;
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
 			   probe ? SROCE_WHY_TLP : SROCE_WHY_SACK_RESEND);
@@ -915,9 +915,11 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 {
 	bool more;
 
+	qp->req.tx_now_ns = 0;
 	sroce_gso_open(qp);
 	more = sroce_req_run_sq(qp, budget);
 	sroce_gso_close(qp);
+	qp->req.tx_now_ns = 0;
 	return more;
 }
 
