@@ -129,5 +129,5 @@ bench-profile: deps
 # 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.
 bench-lfn: deps
 	$(MAKE) all
-	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS LFN_CC LFN_ONLY LFN_NETEM LFN_FAIR LFN_FAIR_SECONDS LFN_ELIDE" \
+	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS LFN_CC LFN_ONLY LFN_NETEM LFN_FAIR LFN_FAIR_SECONDS LFN_ELIDE LFN_GSO" \
 		tools/qemu/run-test --vms 2 --timeout 3000 --follow tools/bench/bench-lfn.sh

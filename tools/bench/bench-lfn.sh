@@ -21,7 +21,9 @@
 # from the netdevs' byte counters over the second half of the run, when
 # the flows have found their rates. LFN_NETEM adds netem options to the
 # path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs;
-# LFN_ELIDE=1 turns ICRC elision on for the sroce devices (both VMs).
+# LFN_ELIDE=1 turns ICRC elision on for the sroce devices (both VMs);
+# LFN_GSO=0 sends without trains (tx_gso, on here by default: the path
+# leaves through virtio-net, which cuts them).
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
@@ -33,6 +35,7 @@ ITERS=$((SECS * 10))
 SROCE_ITERS=$((SECS * 150))
 CC=${LFN_CC:-wan}
 ELIDE=${LFN_ELIDE:-0}
+GSO=${LFN_GSO:-1}
 # Which to measure (LFN_ONLY): a subset for a quicker look.
 ONLY=${LFN_ONLY:-sroce rxe cubic bbr}
 LOSSES=${LFN_LOSS:-0 0.1 1}
@@ -61,6 +64,7 @@ setup() {
 	ip netns exec lfn rdma link add fab0 type sroce netdev mv0 || return 1
 	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
 	echo "$ELIDE" >/sys/class/infiniband/fab0/icrc_elide || return 1
+	echo "$GSO" >/sys/module/sroce/parameters/tx_gso || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
 	[ "$FAIR" = 0 ] || setup_second "$n" || return 1
@@ -402,7 +406,7 @@ round() {
 table() {
 	local loss
 	echo "## 100 Mbit/s, $((DELAY * 2)) ms RTT (netem both ways), ${SECS} s per run, Mbit/s"
-	echo "sroce: congestion control $CC, selective repeat on, ICRC elision $([ "$ELIDE" = 1 ] && echo on || echo off)"
+	echo "sroce: congestion control $CC, selective repeat on, ICRC elision $([ "$ELIDE" = 1 ] && echo on || echo off), trains $([ "$GSO" = 1 ] && echo on || echo off)"
 	echo "| loss   | sroce RC WRITE | rxe RC WRITE | TCP CUBIC | TCP BBR | sroce/rxe |"
 	echo "|--------|----------------|--------------|-----------|---------|-----------|"
 	for loss in $LOSSES; do
