@@ -5,7 +5,11 @@
 # written here: an elided packet to a peer that said it accepts them
 # passes; to one that never did, with a non-zero ICRC field, without a
 # UDP checksum or with only the pseudo header's sum (captured before
-# checksum offload) it fails, as does bit 5 without bit 6.
+# checksum offload) it fails, as does bit 5 without bit 6.  Then large
+# segments: toward a peer that said bit 3 they pass, even captured before
+# the answer; toward one that never did, over 8192 bytes, or bit 3 on a
+# request, they fail.  An answer with the extension bit passes if the
+# capture holds the offer anywhere, and fails if it holds none.
 # shellcheck disable=SC2317 # functions below are called via tap_check
 set -u
 SROCE_TREE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +29,7 @@ import roce_check as rc
 
 A, B = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
 ACKREQ, EXT, OK, NOCRC = 0x80, rc.EXT_BIT, rc.NOCRC_OK_BIT, rc.NOCRC_BIT
+SEG = rc.SEG_OK_BIT
 
 
 def frame(src, dst, opcode, b8, body, elide=False, csum="good",
@@ -53,7 +58,7 @@ def frame(src, dst, opcode, b8, body, elide=False, csum="good",
     return eth + bytes(ip) + bytes(udp)
 
 
-SEND, ACK = 0x04, 0x11
+SEND_FIRST, SEND, ACK = 0x00, 0x04, 0x11
 offer = frame(A, B, SEND, ACKREQ | EXT | OK, b"abcd")
 yes = frame(B, A, ACK, EXT | OK, b"\0\0\0\1")
 no = frame(B, A, ACK, EXT, b"\0\0\0\1")
@@ -67,6 +72,17 @@ cases = {
     "partial": [offer, yes, frame(**elided, csum="partial")],
     "ok_alone": [frame(A, B, SEND, ACKREQ | OK, b"abcd")],
 }
+seg_yes = frame(B, A, ACK, EXT | SEG, b"\0\0\0\1")
+large = frame(A, B, SEND_FIRST, EXT, bytes(1432))
+cases.update({
+    "large_agreed": [offer, seg_yes, large],
+    "large_late": [large, seg_yes],
+    "large_unasked": [offer, no, large],
+    "large_over": [offer, seg_yes, frame(A, B, SEND_FIRST, EXT, bytes(8196))],
+    "seg_request": [frame(A, B, SEND, ACKREQ | EXT | SEG, b"abcd"), no],
+    "answer_late": [yes, offer],
+    "answer_unoffered": [yes],
+})
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for i, fr in enumerate(cases[sys.argv[2]]):
@@ -85,7 +101,7 @@ check() {
 	[ "$rc" = "$2" ] && grep -q "$3" "$OUT.$1.out"
 }
 
-tap_plan 7
+tap_plan 14
 tap_check "ICRC against a ConnectX-4 capture" \
 	/usr/bin/python3 "$TOOLS/roce_check.py" --self-test
 tap_check "elided toward a peer that accepted: passes" \
@@ -100,4 +116,18 @@ tap_check "a checksum left for offload: fails, says so" \
 	check partial 1 "captured before checksum offload"
 tap_check "bit 5 without bit 6: fails" \
 	check ok_alone 1 "bit 5 (accepts elided ICRCs) without bit 6"
+tap_check "large segments toward a peer that said bit 3: pass" \
+	check large_agreed 0 "large segments on 1 packets, FIRST/MIDDLE of \[1432\]; taken by \['10.0.0.2'\]"
+tap_check "large segments captured before the answer: pass" \
+	check large_late 0 "large segments on 1 packets"
+tap_check "large segments toward a peer that never said bit 3: fail" \
+	check large_unasked 1 "1 large segments to 10.0.0.2, which never said it takes them"
+tap_check "a FIRST of 8196 bytes: fails" \
+	check large_over 1 "payload 8196, path MTU 1024"
+tap_check "bit 3 on a request: fails" \
+	check seg_request 1 "bit 3 (takes large segments) without bit 6, or on a request"
+tap_check "an answer captured before its offer: passes" \
+	check answer_late 0 "problems 0"
+tap_check "an answer to a peer that never offered: fails" \
+	check answer_unoffered 1 "1 responses with the extension bit to 10.0.0.1, which never offered it"
 tap_done

@@ -22,12 +22,17 @@ packet to port 4791:
   * sroce's one negotiated extension (Documentation/wire.rst): BTH byte 8
     bit 6 may offer it on requests; on responses and ACKs that carry SACK
     blocks it answers an offer, so it must only go to an address whose
-    requests offered, and a block must be well formed; a requester that
-    was never answered must stop offering within a window;
+    requests offered somewhere in the capture (it may begin after the
+    offer), and a block must be well formed; a requester that was never
+    answered must stop offering within a window;
   * its second one, ICRC elision: bit 5 of byte 8 ("accepts elided ICRCs")
     only beside bit 6; a packet with bit 4 ("ICRC elided") must go to an
     address that said bit 5 before, carry a valid non-zero UDP checksum and
-    a zero ICRC field, which is then not checked against the computed one.
+    a zero ICRC field, which is then not checked against the computed one;
+  * its third, large segments: bit 3 of byte 8 ("takes large segments")
+    only beside bit 6, on responses; FIRST/MIDDLE SEND and WRITE packets
+    of pmtu..8192 bytes (and others up to 8192) only toward an address that
+    said bit 3 somewhere in the capture (it may begin after the answer).
 
 Every packet is checked, the peer's too: a peer's bad ICRC means either the
 peer or this checker is wrong, and both are worth failing for.  Prints one
@@ -98,6 +103,7 @@ PMTUS = (256, 512, 1024, 2048, 4096)
 # sroce's extension bit (BTH byte 8, bit 6) and its ACK block.
 EXT_BIT = 0x40
 NOCRC_OK_BIT, NOCRC_BIT = 0x20, 0x10
+SEG_OK_BIT, SEG_MAX = 0x08, 8192
 SACK_TYPE, SACK_BLOCKS_MAX = 1, 8
 # The most requests a requester sends before a response answers its
 # offer: sroce's largest window.
@@ -185,7 +191,8 @@ class Checker:
         self.n = {"ours": 0, "peer": 0, "ours4": 0, "ours6": 0,
                   "peer4": 0, "peer6": 0, "icrc_ok": 0,
                   "peer_udp6_zero": 0, "truncated": 0, "ackreq": 0,
-                  "se": 0, "ext_resp": 0, "sack": 0, "elided": 0}
+                  "se": 0, "ext_resp": 0, "sack": 0, "elided": 0,
+                  "large": 0}
         self.ops = {}
         self.kinds = {}
         # Addresses whose requests offered the extension, or whose
@@ -195,6 +202,13 @@ class Checker:
         self.offers = {}
         # Addresses that said they accept packets without an ICRC.
         self.nocrc_ok = set()
+        # Addresses that said they take large segments; our large
+        # packets by destination (first frame, count), judged at the end.
+        self.seg_ok = set()
+        self.large = {}
+        self.large_sizes = set()
+        # Our responses with the extension bit, by destination.
+        self.ext_to = {}
 
     def bad(self, frame, who, msg):
         self.problems += 1
@@ -264,6 +278,8 @@ class Checker:
         got = struct.unpack("<I", l3[-4:])[0]
         if ib[8] & NOCRC_OK_BIT and ib[8] & EXT_BIT:
             self.nocrc_ok.add(saddr)
+        if ib[8] & SEG_OK_BIT and ib[8] & EXT_BIT:
+            self.seg_ok.add(saddr)
         daddr = ipaddress.ip_address(dst)
         if ib[8] & NOCRC_BIT:
             self.elided(num, who, daddr, ucsum, got)
@@ -301,9 +317,10 @@ class Checker:
             self.offers[key] = self.offers.get(key, 0) + 1
             return False
         self.n["ext_resp"] += 1
-        if daddr not in self.peer_offered:
-            self.bad(num, who, "%s: extension bit to a peer that never "
-                     "offered" % name)
+        # Judged at the end: a capture that began late may hold answers
+        # whose offers it missed.
+        first, cnt = self.ext_to.get(daddr, (num, 0))
+        self.ext_to[daddr] = (first, cnt + 1)
         if not name.endswith("ACKNOWLEDGE") or name.endswith("ATOMIC_ACKNOWLEDGE"):
             return False
         blk = ib[16:]
@@ -332,11 +349,15 @@ class Checker:
         name, ext, payload, first_mid, ends_req, se_ok, svc = info
         if tver != 0:
             self.bad(num, who, "%s: BTH TVer %d" % (name, tver))
-        if ib[4] != 0 or ib[8] & 0x0f:
+        if ib[4] != 0 or ib[8] & 0x07:
             self.bad(num, who, "%s: BTH reserved bits set" % name)
         if ib[8] & NOCRC_OK_BIT and not ib[8] & EXT_BIT:
             self.bad(num, who, "%s: bit 5 (accepts elided ICRCs) without "
                      "bit 6" % name)
+        if ib[8] & SEG_OK_BIT and (not ib[8] & EXT_BIT or
+                                   not name[3:].startswith(RESPONSES)):
+            self.bad(num, who, "%s: bit 3 (takes large segments) without "
+                     "bit 6, or on a request" % name)
         if len(ib) < 12 + ext:
             self.bad(num, who, "%s: %d bytes, headers need %d" %
                      (name, len(ib), 12 + ext))
@@ -354,10 +375,13 @@ class Checker:
         elif first_mid:
             if pad:
                 self.bad(num, who, "%s: pad %d" % (name, pad))
-            if body != self.pmtu:
+            if body != self.pmtu and not self.large_ok(num, name, body,
+                                                       daddr, True):
                 self.bad(num, who, "%s: payload %d, path MTU %d" %
                          (name, body, self.pmtu))
-        elif body - pad > self.pmtu or body < pad:
+        elif body < pad or (body - pad > self.pmtu and
+                            not self.large_ok(num, name, body - pad, daddr,
+                                              False)):
             self.bad(num, who, "%s: payload %d pad %d, path MTU %d" %
                      (name, body - pad, pad, self.pmtu))
         if name == "RC_ATOMIC_WRITE" and (body != 8 or pad or
@@ -377,8 +401,35 @@ class Checker:
                 self.bad(num, who, "%s: solicited-event bit set" % name)
         del mig                 # MigReq: either value is legal
 
+    def large_ok(self, num, name, payload, daddr, first_mid):
+        """A SEND or WRITE payload beyond the path MTU: a large segment,
+        if within bounds; whether the peer took them is judged at the end."""
+        if (name.split("_")[0] not in ("RC", "XRC") or
+                ("SEND" not in name and "WRITE" not in name)):
+            return False
+        if payload > SEG_MAX or (first_mid and payload < self.pmtu):
+            return False
+        if first_mid:
+            self.large_sizes.add(payload)
+        first, cnt = self.large.get(daddr, (num, 0))
+        self.large[daddr] = (first, cnt + 1)
+        self.n["large"] += 1
+        return True
+
     def finish(self):
-        """What needs the whole capture: offers never answered."""
+        """What needs the whole capture: offers never answered, large
+        segments toward a peer that never said it takes them, the
+        extension bit toward one that never offered it."""
+        for daddr, (first, cnt) in sorted(self.ext_to.items(),
+                                          key=lambda kv: str(kv[0])):
+            if daddr not in self.peer_offered:
+                self.bad(first, "sroce", "%d responses with the extension "
+                         "bit to %s, which never offered it" % (cnt, daddr))
+        for daddr, (first, cnt) in sorted(self.large.items(),
+                                          key=lambda kv: str(kv[0])):
+            if daddr not in self.seg_ok:
+                self.bad(first, "sroce", "%d large segments to %s, which "
+                         "never said it takes them" % (cnt, daddr))
         # IPv4 and IPv6 addresses do not compare: sort by their text.
         for (daddr, qpn), cnt in sorted(self.offers.items(),
                                         key=lambda kv: (str(kv[0][0]),
@@ -403,6 +454,9 @@ class Checker:
                  n["se"], self.problems))
         print("ICRC elided on %d packets; elision accepted by %s" %
               (n["elided"], sorted(map(str, self.nocrc_ok)) or "none"))
+        print("large segments on %d packets, FIRST/MIDDLE of %s; taken by %s"
+              % (n["large"], sorted(self.large_sizes),
+                 sorted(map(str, self.seg_ok)) or "none"))
         for (who, msg), cnt in sorted(self.kinds.items()):
             print("  problem: %s: %s: %d packets" % (who, msg, cnt))
         for (mine, name), cnt in sorted(self.ops.items()):

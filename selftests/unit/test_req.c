@@ -31,7 +31,35 @@ static void test_npsn(void)
 	is(sroce_seg_npsn(1025, 1024), 2, "one byte more: two packets");
 	is(sroce_seg_npsn(65536, 4096), 16, "64 KiB at 4096");
 	is(sroce_seg_npsn(1ULL << 31, 256), 1U << 23, "2 GiB at 256: 2^23");
-	is(sroce_seg_npsn(100, 1000), 0, "bad MTU: 0");
+	is(sroce_seg_npsn(100, 1001), 0, "bad size: 0");
+	is(sroce_seg_npsn(65536, 1432), 46, "64 KiB in 1432-byte segments");
+}
+
+/* Large segments: what a link carries whole, and what is a size at all. */
+static void test_large(void)
+{
+	static const uint32_t good[] = { 256, 1024, 1432, 1412, 8192 };
+	static const uint32_t bad[] = { 0, 252, 1430, 1433, 8196, 65536 };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		n += sroce_seg_size_ok(good[i]);
+	is(n, ARRAY_SIZE(good),
+	   "IB MTUs and 4-byte multiples up to 8192 are sizes");
+	n = 0;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		n += sroce_seg_size_ok(bad[i]);
+	is(n, 0, "short, unaligned and oversized ones are not");
+	is(sroce_seg_large(1500, false), 1432, "1500 over IPv4: 1432");
+	is(sroce_seg_large(1500, true), 1412, "1500 over IPv6: 1412");
+	is(sroce_seg_large(1501, false), 1432, "rounded down to 4 bytes");
+	is(sroce_seg_large(9000, false), 8192, "9000: capped at 8192");
+	is(sroce_seg_large(65536, true), 8192, "lo: capped at 8192");
+	is(sroce_seg_large(323, false), 0, "too small for 256: none");
+	is(sroce_seg_large(324, false), 256, "just 256");
+	/* Every header a data request may carry fits beside the segment. */
+	is(20 + 8 + 12 + 4 + 16 + 4 + sroce_seg_large(1500, false) + 4, 1500,
+	   "XRC WRITE ONLY with IMM at 1432 fills 1500 exactly");
 }
 
 /* Walk a message packet by packet and check what the segments add up to. */
@@ -75,6 +103,12 @@ static void test_seg(void)
 		for (j = 0; j < ARRAY_SIZE(mtus); j++)
 			bad += !walk(lens[i], mtus[j]);
 	is(bad, 0, "segments of 12 lengths x 3 MTUs add up, positions right");
+	for (i = bad = 0; i < ARRAY_SIZE(lens); i++)
+		bad += !walk(lens[i], 1432) + !walk(lens[i], 8192);
+	is(bad, 0, "and at the large sizes 1432 and 8192");
+	ok(sroce_seg_at(4000, 1000, 1000, &s) == 0 && s.len == 1000 &&
+	   s.pos == SROCE_POS_MIDDLE && s.index == 1,
+	   "a size that is no power of two cuts at its multiples");
 
 	ok(sroce_seg_at(3000, 1000, 1024, &s) == -EINVAL,
 	   "an offset off a packet boundary is refused");
@@ -275,6 +309,7 @@ int main(void)
 	tap_start();
 	test_pmtu();
 	test_npsn();
+	test_large();
 	test_seg();
 	test_read_resp();
 	test_timeout();

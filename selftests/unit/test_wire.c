@@ -5,6 +5,7 @@
  */
 #include "tap.h"
 #include "wire.h"
+#include "req.h"
 #include "icrc.h"
 #include "sack.h"
 #include "icrc_vectors.h"
@@ -514,7 +515,7 @@ static void test_reserved(void)
 
 	memcpy(b, pkt_ud_send_only, sizeof(pkt_ud_send_only));
 	b[4] |= 0x3f;		/* BTH resv6a */
-	b[8] |= 0x0f;		/* BTH resv7, but for sroce's three bits */
+	b[8] |= 0x07;		/* BTH resv7, but for sroce's four bits */
 	b[16] = 0xff;		/* DETH reserved */
 	ok(!sroce_wire_parse(pkt_ud_send_only, sizeof(pkt_ud_send_only),
 			     &h1) &&
@@ -536,14 +537,20 @@ static void test_reserved(void)
 	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
 	   !memcmp(&h1, &h2, sizeof(h1)),
 	   "bit 4 (ICRC elided) sets nocrc and nothing else");
+	b[8] |= SROCE_BTH_SEG_OK_BIT;
+	h1.seg_ok = true;
+	ok(!sroce_wire_parse(b, sizeof(pkt_ud_send_only), &h2) &&
+	   !memcmp(&h1, &h2, sizeof(h1)),
+	   "bit 3 (takes large segments) sets seg_ok and nothing else");
 	memset(r, 0xaa, sizeof(r));
 	ok(sroce_wire_build(r, sizeof(r), &h2) == 20 &&
 	   r[8] == (SROCE_BTH_EXT_BIT | SROCE_BTH_NOCRC_OK_BIT |
-		    SROCE_BTH_NOCRC_BIT),
-	   "builder writes the three extension bits of byte 8");
+		    SROCE_BTH_NOCRC_BIT | SROCE_BTH_SEG_OK_BIT),
+	   "builder writes the four extension bits of byte 8");
 	h2.ext = false;
 	h2.nocrc_ok = false;
 	h2.nocrc = false;
+	h2.seg_ok = false;
 	memset(r, 0xaa, sizeof(r));
 	ok(sroce_wire_build(r, sizeof(r), &h2) == 20 &&
 	   !memcmp(r, pkt_ud_send_only, 20) && r[20] == 0xaa,
@@ -710,6 +717,26 @@ static void test_pmtu(void)
 	is(sroce_wire_check_pmtu(&h, 256), 0, "ACK");
 	h.opcode = 0x40;
 	is(sroce_wire_check_pmtu(&h, 256), -EOPNOTSUPP, "unknown opcode");
+
+	/* Large segments: pmtu..seg_max for FIRST/MIDDLE, up to it for others. */
+	h.opcode = 0x06;	/* RC WRITE FIRST */
+	h.payload_len = 1432;
+	is(sroce_wire_check_pmtu(&h, 1024), -EMSGSIZE, "1432 FIRST, plain");
+	is(sroce_wire_check_seg(&h, 1024, 8192), 0, "1432 FIRST, large");
+	h.payload_len = 1020;
+	is(sroce_wire_check_seg(&h, 1024, 8192), -EMSGSIZE,
+	   "FIRST below the path MTU, large or not");
+	h.opcode = 0x07;	/* MIDDLE */
+	h.payload_len = 8196;
+	is(sroce_wire_check_seg(&h, 1024, 8192), -EMSGSIZE, "MIDDLE over max");
+	h.opcode = 0x08;	/* LAST */
+	h.payload_len = 0;
+	is(sroce_wire_check_seg(&h, 1024, 8192), -EMSGSIZE, "empty LAST");
+	h.payload_len = 8192;
+	is(sroce_wire_check_seg(&h, 1024, 8192), 0, "LAST of 8192");
+	h.opcode = 0x0a;	/* ONLY */
+	h.payload_len = 8193;
+	is(sroce_wire_check_seg(&h, 1024, 8192), -EMSGSIZE, "ONLY over max");
 }
 
 int main(void)

@@ -130,7 +130,34 @@ trains_run() {
 		--ours 192.168.77.2 --pmtu 1024 --min-ours 100 /tmp/trains.pcap
 }
 
-tap_plan 24
+# large_run Y|N: large segments between the two sroce devices (seg.c).
+# On, the capture holds SEND/WRITE packets longer than the path MTU, all
+# FIRST/MIDDLE ones of the size a 1500-byte link carries over IPv4, and
+# only toward an address that said it takes them (roce_check.py); every
+# byte arrives.  Off, none: every packet keeps to the path MTU.
+large_run() {
+	local rc=0 out
+	echo "$1" >"$PARAMS/large_segments" || return 1
+	capture_start ns1 v1 /tmp/large.pcap || rc=1
+	if [ "$rc" = 0 ]; then
+		"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 1024 -n 4 \
+			-s 200000 || rc=1
+	fi
+	capture_stop /tmp/large.pcap >/dev/null || rc=1
+	echo Y >"$PARAMS/large_segments"
+	[ "$rc" = 0 ] || return 1
+	out=$(python3 "$SROCE_TREE/selftests/tools/roce_check.py" \
+		--ours 192.168.77.1 --ours 192.168.77.2 --pmtu 1024 \
+		--min-ours 100 /tmp/large.pcap) || { echo "$out"; return 1; }
+	echo "$out" | grep "large segments"
+	if [ "$1" = Y ]; then
+		echo "$out" | grep -q "large segments on [1-9][0-9]* packets, FIRST/MIDDLE of \[1432\]; taken by \['192.168.77.1', '192.168.77.2'\]"
+	else
+		echo "$out" | grep -q "large segments on 0 packets"
+	fi
+}
+
+tap_plan 26
 topo_sroce_pair
 
 for mtu in 256 1024 4096; do
@@ -159,6 +186,10 @@ tap_check "receive steering on: large packets placed on another CPU" \
 tap_check "receive steering off: all placed inline, rx_steered still" \
 	knob_run rx_steer N rx_steered
 echo Y >"$PARAMS/rx_steer"
+tap_check "large segments on: 1432-byte packets between sroce peers, capture checks" \
+	large_run Y
+tap_check "large segments off: every packet within the path MTU, every byte" \
+	large_run N
 tap_check "trains on: data packets to a sroce peer as UDP GSO, tx_trains counts" \
 	knob_run tx_gso Y tx_trains
 tap_check "trains off: one skb per packet, tx_trains still" \

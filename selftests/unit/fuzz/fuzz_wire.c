@@ -12,6 +12,7 @@
 #include "wire.h"
 #include "sack.h"
 #include "icrc.h"
+#include "req.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,7 +24,7 @@ static bool same(const struct sroce_pkt_hdr *a, const struct sroce_pkt_hdr *b)
 	       a->fecn == b->fecn && a->becn == b->becn &&
 	       a->dest_qpn == b->dest_qpn && a->ackreq == b->ackreq &&
 	       a->ext == b->ext && a->nocrc_ok == b->nocrc_ok &&
-	       a->nocrc == b->nocrc &&
+	       a->nocrc == b->nocrc && a->seg_ok == b->seg_ok &&
 	       a->psn == b->psn && a->va == b->va && a->rkey == b->rkey &&
 	       a->dma_len == b->dma_len && a->syndrome == b->syndrome &&
 	       a->msn == b->msn && a->swap_add == b->swap_add &&
@@ -39,7 +40,7 @@ static void clear_reserved(uint8_t *p, unsigned int hdrs)
 {
 	p[4] &= 0xc0;
 	p[8] &= 0x80 | SROCE_BTH_EXT_BIT | SROCE_BTH_NOCRC_OK_BIT |
-		SROCE_BTH_NOCRC_BIT;
+		SROCE_BTH_NOCRC_BIT | SROCE_BTH_SEG_OK_BIT;
 	p += SROCE_BTH_BYTES;
 	if (hdrs & SROCE_HDR_XRCETH) {
 		p[0] = 0;

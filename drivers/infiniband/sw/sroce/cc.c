@@ -93,7 +93,7 @@ u8 sroce_cc_default_mode(void)
 void sroce_cc_set_pace(struct sroce_qp *qp, u64 pps)
 {
 	struct sroce_req *req = &qp->req;
-	u64 kbps = div_u64(pps * qp->mtu * 8, 1000);
+	u64 kbps = div_u64(pps * (req->seg ?: qp->mtu) * 8, 1000);
 
 	req->pace_gap_ns = pps ? div64_u64(NSEC_PER_SEC, pps) : 0;
 	if (kbps == req->pace_kbps)

@@ -163,6 +163,8 @@ struct sroce_req {
 	/* ICRC elision (elide.c): we take it; the peer does, so we elide. */
 	bool nocrc_ok;
 	bool nocrc;
+	/* Bytes per SEND/WRITE packet of new WQEs: qp->mtu, or large (seg.c). */
+	u32 seg;
 	u32 sacked;
 	u32 sack_high;			/* end of the highest block reported */
 	u32 lost;
@@ -245,6 +247,7 @@ struct sroce_resp {
 	bool sr_peer;			/* the requester offered: we agree */
 	bool nocrc_ok;			/* we take elided ICRCs (elide.c) */
 	bool nocrc_peer;		/* and so does the requester: elide */
+	bool seg_ok;			/* we take large segments (seg.c) */
 	struct sk_buff_head ofo;
 	u32 ofo_bytes;			/* their truesize */
 	u32 ofo_unacked;		/* held since the last ACK */

@@ -99,6 +99,8 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 	/* ICRC elision (elide.c): our requests, our responses. */
 	sroce_qp_snap_add(s, "elide_req", READ_ONCE(req->nocrc));
 	sroce_qp_snap_add(s, "elide_resp", READ_ONCE(qp->resp.nocrc_peer));
+	/* Large segments (seg.c): bytes per SEND/WRITE packet now. */
+	sroce_qp_snap_add(s, "seg", READ_ONCE(req->seg));
 	s->cc = sroce_cc_name(qp);
 	s->sr = sroce_sr_name(qp);
 }

@@ -81,6 +81,7 @@ struct sroce_swqe {
 	bool started;
 	u32 first_psn;
 	u32 npsn;			/* PSNs: packets, or READ responses */
+	u32 seg;			/* bytes per packet but the last */
 	u32 rd_pkts;			/* READ: response packets placed */
 };
 
@@ -362,6 +363,15 @@ void sroce_elide_resp_learn(struct sroce_qp *qp,
 			    const struct sroce_pkt_hdr *h);
 void sroce_elide_resp_hdr(const struct sroce_qp *qp, struct sroce_pkt_hdr *h);
 bool sroce_elide_rx_ok(const struct sroce_qp *qp, const struct sk_buff *skb);
+
+/* seg.c: large segments between sroce peers, riding on sr.c's offer. */
+void sroce_seg_req_arm(struct sroce_qp *qp);
+void sroce_seg_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h);
+u32 sroce_seg_for(const struct sroce_qp *qp, u8 kind);
+void sroce_seg_resp_arm(struct sroce_qp *qp);
+void sroce_seg_resp_hdr(const struct sroce_qp *qp, struct sroce_pkt_hdr *h);
+size_t sroce_seg_resp_max(const struct sroce_qp *qp,
+			  const struct sroce_pkt_hdr *h);
 
 /* resp.c */
 int sroce_resp_init(struct sroce_qp *qp);

@@ -233,9 +233,9 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 {
 	const struct sroce_send_wqe *wqe = (const void *)raw;
 	enum ib_wc_status status;
-	u32 mtu = qp->mtu;
 
 	w->kind = sroce_req_kind(wqe->opcode);
+	w->seg = sroce_seg_for(qp, w->kind);
 	/*
 	 * Fast registration has no uverbs opcode: a user ring cannot ask.
 	 * ATOMIC WRITE has no kernel one in 6.1: a kernel ring cannot.
@@ -280,7 +280,7 @@ static enum ib_wc_status sroce_req_validate(struct sroce_qp *qp,
 		break;
 	}
 	/* Packets (or READ responses); an empty message is one packet. */
-	w->npsn = sroce_seg_npsn(w->length, mtu);
+	w->npsn = sroce_seg_npsn(w->length, w->seg);
 	if (!w->npsn || w->npsn > SROCE_PSN_INFLIGHT_MAX)
 		return IB_WC_LOC_LEN_ERR;
 	return IB_WC_SUCCESS;
@@ -580,7 +580,7 @@ struct sroce_req_pkt {
 static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_swqe *w, u32 off,
 			  bool resend, struct sroce_req_pkt *o)
 {
-	u32 mtu = qp->mtu;
+	u32 mtu = w->seg;
 	struct sroce_seg seg = { .pos = SROCE_POS_ONLY };
 	struct sroce_pkt_hdr h;
 	struct sk_buff *skb;
@@ -741,7 +741,7 @@ static int sroce_req_resend_lost(struct sroce_qp *qp)
 	trace_sroce_rewind(qp->ibqp.qp_num, p->psn, req->psn_max,
 			   probe ? SROCE_WHY_TLP : SROCE_WHY_SACK_RESEND);
 	err = sroce_req_xmit(qp, w,
-			     sroce_psn_sub(p->psn, w->first_psn) * qp->mtu,
+			     sroce_psn_sub(p->psn, w->first_psn) * w->seg,
 			     true, &o);
 	if (err)
 		return err;
@@ -813,7 +813,7 @@ static int sroce_req_step(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *w = sroce_req_wqe(qp, req->cur);
-	u32 npsn, pkt = req->cur_off / qp->mtu;
+	u32 npsn, pkt = req->cur_off / w->seg;
 	int err;
 
 	if (w->status != IB_WC_SUCCESS) {
@@ -949,7 +949,7 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 		if (sroce_psn_in_window(psn, w->first_psn, w->npsn)) {
 			req->cur = i;
 			req->cur_off = sroce_psn_sub(psn, w->first_psn) *
-				       qp->mtu;
+				       w->seg;
 			req->psn = psn;
 			return;
 		}

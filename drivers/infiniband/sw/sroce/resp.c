@@ -177,6 +177,7 @@ static int sroce_resp_aeth(struct sroce_qp *qp, u8 opcode, u32 psn,
 	/* Selective repeat agreed: say so on every response (sr.c). */
 	h.ext = qp->resp.sr_peer;
 	sroce_elide_resp_hdr(qp, &h);
+	sroce_seg_resp_hdr(qp, &h);
 	skb = sroce_tx_alloc(qp, &h, len);
 	if (!skb)
 		return -ENOBUFS;
@@ -709,7 +710,7 @@ static void sroce_resp_new(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct sroce_pkt_hdr *h,
 			   const struct sroce_opcode_info *oi)
 {
-	if (sroce_wire_check_pmtu(h, qp->mtu)) {
+	if (sroce_wire_check_seg(h, qp->mtu, sroce_seg_resp_max(qp, h))) {
 		sroce_resp_invalid(qp, h->psn);
 		return;
 	}
@@ -918,6 +919,7 @@ static bool sroce_resp_read_one(struct sroce_qp *qp)
 	h.msn = qp->resp.msn & SROCE_U24_MAX;
 	h.ext = qp->resp.sr_peer;
 	sroce_elide_resp_hdr(qp, &h);
+	sroce_seg_resp_hdr(qp, &h);
 	skb = sroce_resp_read_skb(qp, &h, len, sroce_tx_zc_wanted(qp, len),
 				  &err);
 	/* Kernel memory, or too many pieces: copy after all. */

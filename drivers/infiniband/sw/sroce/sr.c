@@ -83,6 +83,7 @@ void sroce_sr_req_arm(struct sroce_qp *qp)
 	req->tlp_out = false;
 	req->offer_rto = false;
 	sroce_elide_req_arm(qp);
+	sroce_seg_req_arm(qp);
 }
 
 /*
@@ -110,6 +111,7 @@ void sroce_sr_req_learn(struct sroce_qp *qp, const struct sroce_pkt_hdr *h)
 		return;
 	req->sr = h->ext ? SROCE_SR_ON : SROCE_SR_OFF;
 	sroce_elide_req_learn(qp, h);
+	sroce_seg_req_learn(qp, h);
 	trace_sroce_sr(qp->ibqp.qp_num, req->sr);
 }
 
@@ -503,6 +505,7 @@ void sroce_sr_resp_arm(struct sroce_qp *qp)
 {
 	qp->resp.sr_ok = sroce_sr_enabled(qp);
 	sroce_elide_resp_arm(qp);
+	sroce_seg_resp_arm(qp);
 }
 
 /* A request from a peer that offered: answer yes, if we may. */

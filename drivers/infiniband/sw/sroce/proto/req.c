@@ -15,16 +15,42 @@ bool sroce_seg_pmtu_ok(uint32_t pmtu)
 }
 
 /*
- * PSNs a message of @len bytes takes at @pmtu: its packets, or its READ
- * responses.  An empty message is still one packet.  0 for a bad MTU.
+ * A segment size: an IB MTU, or a large segment (req.h), which need not
+ * be a power of two but keeps every packet but the last free of pad.
  */
-uint32_t sroce_seg_npsn(uint64_t len, uint32_t pmtu)
+bool sroce_seg_size_ok(uint32_t seg)
+{
+	return seg >= 256 && seg <= SROCE_SEG_MAX && !(seg & 3);
+}
+
+/*
+ * The large segment a link of @link_mtu bytes (IP MTU) carries whole
+ * with the most headers a data request has, or 0 if that is less than
+ * the smallest IB MTU.
+ */
+uint32_t sroce_seg_large(uint32_t link_mtu, bool ipv6)
+{
+	uint32_t hdrs = (ipv6 ? 40 : 20) + 8 + SROCE_SEG_HDR_MAX;
+	uint32_t seg;
+
+	if (link_mtu < hdrs + 256)
+		return 0;
+	seg = (link_mtu - hdrs) & ~3u;
+	return seg < SROCE_SEG_MAX ? seg : SROCE_SEG_MAX;
+}
+
+/*
+ * PSNs a message of @len bytes takes at segment size @seg: its packets,
+ * or its READ responses.  An empty message is still one packet.  0 for
+ * a bad size.
+ */
+uint32_t sroce_seg_npsn(uint64_t len, uint32_t seg)
 {
 	uint64_t n;
 
-	if (!sroce_seg_pmtu_ok(pmtu))
+	if (!sroce_seg_size_ok(seg))
 		return 0;
-	n = (len + pmtu - 1) / pmtu;
+	n = (len + seg - 1) / seg;
 	if (n > 0xffffffffu)
 		return 0;
 	return n ? (uint32_t)n : 1;
@@ -32,23 +58,23 @@ uint32_t sroce_seg_npsn(uint64_t len, uint32_t pmtu)
 
 /*
  * The packet that starts @off bytes into a @len-byte message: FIRST and
- * MIDDLE packets carry exactly @pmtu bytes, the LAST the rest, an ONLY
+ * MIDDLE packets carry exactly @seg bytes, the LAST the rest, an ONLY
  * all of it.  -EINVAL if @off is not where a packet starts.
  */
-int sroce_seg_at(uint64_t len, uint64_t off, uint32_t pmtu,
+int sroce_seg_at(uint64_t len, uint64_t off, uint32_t seg,
 		 struct sroce_seg *s)
 {
 	uint64_t rest;
 	bool first, last;
 
-	if (!sroce_seg_pmtu_ok(pmtu) || off % pmtu ||
-	    (off && off >= len) || off / pmtu > 0xffffffffu)
+	if (!sroce_seg_size_ok(seg) || off % seg ||
+	    (off && off >= len) || off / seg > 0xffffffffu)
 		return -EINVAL;
 	rest = len - off;
 	first = !off;
-	last = rest <= pmtu;
-	s->index = (uint32_t)(off / pmtu);
-	s->len = (uint32_t)(last ? rest : pmtu);
+	last = rest <= seg;
+	s->index = (uint32_t)(off / seg);
+	s->len = (uint32_t)(last ? rest : seg);
 	if (first)
 		s->pos = last ? SROCE_POS_ONLY : SROCE_POS_FIRST;
 	else

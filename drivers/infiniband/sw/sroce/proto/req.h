@@ -17,9 +17,25 @@ struct sroce_seg {
 	uint8_t pos;		/* enum sroce_pos */
 };
 
+/*
+ * Large segments, a sroce extension (Documentation/wire.rst): between
+ * sroce peers that agreed, SEND and WRITE packets carry as much as the
+ * link's MTU holds, not the largest IB MTU below it.  A 1500-byte link
+ * takes 1024 bytes of RoCE payload, 94.6 % of the frame; 1432 bytes
+ * take 96.1 %, and each packet costs the same to send.  Set beside the
+ * extension bit on responses: "I take such requests".
+ */
+#define SROCE_BTH_SEG_OK_BIT	0x08
+#define SROCE_SEG_MAX		8192
+
+/* Most a data request adds: BTH, XRCETH, RETH, ImmDt, ICRC. */
+#define SROCE_SEG_HDR_MAX	40
+
 bool sroce_seg_pmtu_ok(uint32_t pmtu);
-uint32_t sroce_seg_npsn(uint64_t len, uint32_t pmtu);
-int sroce_seg_at(uint64_t len, uint64_t off, uint32_t pmtu,
+bool sroce_seg_size_ok(uint32_t seg);
+uint32_t sroce_seg_large(uint32_t link_mtu, bool ipv6);
+uint32_t sroce_seg_npsn(uint64_t len, uint32_t seg);
+int sroce_seg_at(uint64_t len, uint64_t off, uint32_t seg,
 		 struct sroce_seg *s);
 bool sroce_seg_read_resp_ok(uint64_t len, uint64_t off, uint32_t pmtu,
 			    uint8_t pos, uint64_t payload_len);

@@ -10,6 +10,7 @@
 #include "wire.h"
 #include "icrc.h"
 #include "sack.h"
+#include "req.h"
 
 #define HLEN(hd)							\
 	(SROCE_BTH_BYTES +						\
@@ -349,6 +350,7 @@ static void sroce_bth_get(const uint8_t *p, struct sroce_pkt_hdr *h)
 	h->ext = p[8] & SROCE_BTH_EXT_BIT;
 	h->nocrc_ok = p[8] & SROCE_BTH_NOCRC_OK_BIT;
 	h->nocrc = p[8] & SROCE_BTH_NOCRC_BIT;
+	h->seg_ok = p[8] & SROCE_BTH_SEG_OK_BIT;
 	h->psn = sroce_be_load24(p + 9);
 }
 
@@ -362,7 +364,8 @@ static void sroce_bth_put(uint8_t *p, const struct sroce_pkt_hdr *h)
 	sroce_be_store24(p + 5, h->dest_qpn);
 	p[8] = (h->ackreq ? 0x80 : 0) | (h->ext ? SROCE_BTH_EXT_BIT : 0) |
 	       (h->nocrc_ok ? SROCE_BTH_NOCRC_OK_BIT : 0) |
-	       (h->nocrc ? SROCE_BTH_NOCRC_BIT : 0);
+	       (h->nocrc ? SROCE_BTH_NOCRC_BIT : 0) |
+	       (h->seg_ok ? SROCE_BTH_SEG_OK_BIT : 0);
 	sroce_be_store24(p + 9, h->psn);
 }
 
@@ -521,6 +524,17 @@ int sroce_wire_parse(const uint8_t *buf, size_t len, struct sroce_pkt_hdr *h)
  */
 int sroce_wire_check_pmtu(const struct sroce_pkt_hdr *h, size_t pmtu)
 {
+	return sroce_wire_check_seg(h, pmtu, pmtu);
+}
+
+/*
+ * The same from a peer that may send large segments (req.h): FIRST and
+ * MIDDLE packets carry pmtu..@seg_max bytes, the others up to @seg_max.
+ * Placement follows the bytes received, so the sizes need not agree.
+ */
+int sroce_wire_check_seg(const struct sroce_pkt_hdr *h, size_t pmtu,
+			 size_t seg_max)
+{
 	const struct sroce_opcode_info *oi = sroce_wire_opcode_info(h->opcode);
 
 	if (!oi)
@@ -528,11 +542,13 @@ int sroce_wire_check_pmtu(const struct sroce_pkt_hdr *h, size_t pmtu)
 	switch (oi->pos) {
 	case SROCE_POS_FIRST:
 	case SROCE_POS_MIDDLE:
-		return h->payload_len == pmtu ? 0 : -EMSGSIZE;
+		return h->payload_len >= pmtu && h->payload_len <= seg_max ?
+		       0 : -EMSGSIZE;
 	case SROCE_POS_LAST:
-		return h->payload_len && h->payload_len <= pmtu ? 0 : -EMSGSIZE;
+		return h->payload_len && h->payload_len <= seg_max ?
+		       0 : -EMSGSIZE;
 	default:
-		return h->payload_len <= pmtu ? 0 : -EMSGSIZE;
+		return h->payload_len <= seg_max ? 0 : -EMSGSIZE;
 	}
 }
 

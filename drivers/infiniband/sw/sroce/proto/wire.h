@@ -182,6 +182,7 @@ struct sroce_pkt_hdr {
 	bool ext;		/* sroce extension bit (sack.h); reserved */
 	bool nocrc_ok;		/* accepts elided ICRCs (icrc.h); reserved */
 	bool nocrc;		/* this packet's ICRC is elided; reserved */
+	bool seg_ok;		/* takes large segments (req.h); reserved */
 	uint32_t psn;		/* 24 bits */
 
 	/* RETH, and the first two fields of AtomicETH */
@@ -221,6 +222,8 @@ int sroce_wire_opcode_for(enum sroce_transport tr, enum sroce_op_kind kind,
 			  enum sroce_pos pos);
 int sroce_wire_parse(const uint8_t *buf, size_t len, struct sroce_pkt_hdr *h);
 int sroce_wire_check_pmtu(const struct sroce_pkt_hdr *h, size_t pmtu);
+int sroce_wire_check_seg(const struct sroce_pkt_hdr *h, size_t pmtu,
+			 size_t seg_max);
 size_t sroce_wire_build(uint8_t *buf, size_t cap,
 			const struct sroce_pkt_hdr *h);
 
