@@ -54,6 +54,8 @@ deps:
 
 tests: all
 	[ ! -f selftests/verbs/Makefile ] || $(MAKE) -C selftests/verbs
+	mkdir -p out/bench
+	$(CC) -O2 -Wall -Wextra -Werror -o out/bench/lfn_write tools/bench/lfn_write.c -libverbs
 
 # The pure protocol core's host unit tests and fuzzers (seconds, no VM, no
 # kernel tree): the quick loop while changing proto/.
@@ -129,5 +131,6 @@ bench-profile: deps
 # 1 % loss; sroce, rxe, TCP CUBIC and BBR over the same netem, two VMs.
 bench-lfn: deps
 	$(MAKE) all
-	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS LFN_CC LFN_ONLY LFN_NETEM LFN_FAIR LFN_FAIR_SECONDS LFN_ELIDE LFN_GSO" \
+	$(MAKE) tests
+	SROCE_GUEST_ENV="LFN_SECONDS LFN_LOSS LFN_DELAY_MS LFN_CC LFN_ONLY LFN_NETEM LFN_FAIR LFN_FAIR_SECONDS LFN_ELIDE LFN_GSO LFN_LARGE LFN_CLIENT" \
 		tools/qemu/run-test --vms 2 --timeout 3000 --follow tools/bench/bench-lfn.sh

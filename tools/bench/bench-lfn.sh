@@ -23,7 +23,13 @@
 # path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs;
 # LFN_ELIDE=1 turns ICRC elision on for the sroce devices (both VMs);
 # LFN_GSO=0 sends without trains (tx_gso, on here by default: the path
-# leaves through virtio-net, which cuts them).
+# leaves through virtio-net, which cuts them); LFN_LARGE=0 keeps sroce's
+# packets to the path MTU (large_segments, on by default: 1432 bytes);
+# LFN_CLIENT=lfn_write moves the RDMA WRITEs (sroce's and rxe's) with
+# tools/bench/lfn_write instead of ib_write_bw: the same 64 KiB WRITEs,
+# 128 in flight, but it sleeps on its completion channel where perftest
+# busy-polls (under TCG the spinning vCPU takes a host core from the
+# transfer), and the receiver checks every byte of every message.
 set -u
 . "$SROCE_TREE/selftests/lib.sh"
 . "$SROCE_TREE/selftests/interop.sh"
@@ -36,6 +42,13 @@ SROCE_ITERS=$((SECS * 150))
 CC=${LFN_CC:-wan}
 ELIDE=${LFN_ELIDE:-0}
 GSO=${LFN_GSO:-1}
+LARGE=${LFN_LARGE:-1}
+CLIENT=${LFN_CLIENT:-perftest}
+LFN_WRITE=$SROCE_TREE/out/bench/lfn_write
+if [ "$CLIENT" = lfn_write ] && [ ! -x "$LFN_WRITE" ]; then
+	echo "no $LFN_WRITE (make bench-lfn builds it)"
+	exit 1
+fi
 # Which to measure (LFN_ONLY): a subset for a quicker look.
 ONLY=${LFN_ONLY:-sroce rxe cubic bbr}
 LOSSES=${LFN_LOSS:-0 0.1 1}
@@ -65,6 +78,7 @@ setup() {
 	echo "$CC" >/sys/class/infiniband/fab0/cc || return 1
 	echo "$ELIDE" >/sys/class/infiniband/fab0/icrc_elide || return 1
 	echo "$GSO" >/sys/module/sroce/parameters/tx_gso || return 1
+	echo "$LARGE" >/sys/module/sroce/parameters/large_segments || return 1
 	wait_for 30 gid_index lfn fab0 "192.168.79.$n" >/dev/null || return 1
 	GS=$(gid_index lfn fab0 "192.168.79.$n")
 	[ "$FAIR" = 0 ] || setup_second "$n" || return 1
@@ -257,15 +271,30 @@ perf() {
 		sample_tx "$ns" "$netdev" >"$SROCE_RESULTS/$name.tx" &
 		spid=$!
 	fi
-	run "$name" "$ns" -- \
-		ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
-			-n "$iters" -p "$PORT" -- \
-		ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
-			-n "$iters" -p "$PORT" "$peer"
+	if [ "$CLIENT" = lfn_write ]; then
+		run "$name" "$ns" -- \
+			"$LFN_WRITE" -d "$dev" -x "$gid" -s 65536 -w 128 \
+				-n "$iters" -p "$PORT" -- \
+			"$LFN_WRITE" -d "$dev" -x "$gid" -s 65536 -w 128 \
+				-n "$iters" -p "$PORT" "$peer"
+	else
+		run "$name" "$ns" -- \
+			ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
+				-n "$iters" -p "$PORT" -- \
+			ib_write_bw -d "$dev" -x "$gid" -F -u 18 -s 65536 \
+				-n "$iters" -p "$PORT" "$peer"
+	fi
 	[ "$SROCE_VM" = B ] && return 0
 	kill "$spid"
 	wait "$spid" 2>/dev/null
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
+	# lfn_write's receiver checked every byte, or the run counts for
+	# nothing.
+	if [ "$CLIENT" = lfn_write ] &&
+		! grep -q "every byte checked" "$SROCE_RESULTS/$name.log"; then
+		echo "$name: lfn_write failed (see $name.log)" >&2
+		RES[$name]=FAIL
+	fi
 	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
 	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
@@ -406,7 +435,7 @@ round() {
 table() {
 	local loss
 	echo "## 100 Mbit/s, $((DELAY * 2)) ms RTT (netem both ways), ${SECS} s per run, Mbit/s"
-	echo "sroce: congestion control $CC, selective repeat on, ICRC elision $([ "$ELIDE" = 1 ] && echo on || echo off), trains $([ "$GSO" = 1 ] && echo on || echo off)"
+	echo "sroce: congestion control $CC, selective repeat on, ICRC elision $([ "$ELIDE" = 1 ] && echo on || echo off), trains $([ "$GSO" = 1 ] && echo on || echo off), large segments $([ "$LARGE" = 1 ] && echo on || echo off); RDMA WRITEs by $CLIENT"
 	echo "| loss   | sroce RC WRITE | rxe RC WRITE | TCP CUBIC | TCP BBR | sroce/rxe |"
 	echo "|--------|----------------|--------------|-----------|---------|-----------|"
 	for loss in $LOSSES; do
