@@ -55,7 +55,8 @@ deps:
 tests: all
 	[ ! -f selftests/verbs/Makefile ] || $(MAKE) -C selftests/verbs
 	mkdir -p out/bench
-	$(CC) -O2 -Wall -Wextra -Werror -o out/bench/lfn_write tools/bench/lfn_write.c -libverbs
+	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iselftests/verbs -o out/bench/lfn_write \
+		tools/bench/lfn_write.c selftests/verbs/common.c -libverbs
 
 # The pure protocol core's host unit tests and fuzzers (seconds, no VM, no
 # kernel tree): the quick loop while changing proto/.

@@ -45,6 +45,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"	/* selftests/verbs: open_dev(), rc_connect_to() */
+
 struct wire_info {		/* what the ends exchange, network order */
 	uint32_t qpn;
 	uint32_t psn;
@@ -97,26 +99,6 @@ static void fill_pattern(uint8_t *p, size_t n, unsigned int i)
 	}
 	for (; k < n; k++)
 		p[k] = (uint8_t)(x >> (8 * (k & 7)));
-}
-
-static void open_dev(struct ctx *c, const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i]) {
-		fprintf(stderr, "lfn_write: no device %s\n", name);
-		exit(2);
-	}
-	c->dev = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!c->dev)
-		die("ibv_open_device");
 }
 
 static void setup(struct ctx *c, bool server)
@@ -215,14 +197,15 @@ static void connect_qp(struct ctx *c, int gid_idx, struct wire_info *peer)
 	struct ibv_port_attr pa;
 	struct wire_info me = { 0 };
 	union ibv_gid gid;
-	struct ibv_qp_attr a;
-	uint32_t psn = (uint32_t)(lrand48() & 0xffffff);
+	struct rc_peer p = { .sgid_idx = gid_idx, .dest_rd_atomic = 1,
+			     .rd_atomic = 1 };
 
+	p.my_psn = (uint32_t)(lrand48() & 0xffffff);
 	if (ibv_query_port(c->dev, (uint8_t)c->port_num, &pa) ||
 	    ibv_query_gid(c->dev, (uint8_t)c->port_num, gid_idx, &gid))
 		die("ibv_query_port/gid");
 	me.qpn = htonl(c->qp->qp_num);
-	me.psn = htonl(psn);
+	me.psn = htonl(p.my_psn);
 	me.rkey = htonl(c->mr->rkey);
 	me.mtu = htonl(pa.active_mtu);
 	me.addr = htobe64((uintptr_t)c->buf);
@@ -230,41 +213,16 @@ static void connect_qp(struct ctx *c, int gid_idx, struct wire_info *peer)
 	xfer(c->sock, &me, sizeof(me), true);
 	xfer(c->sock, peer, sizeof(*peer), false);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = (uint8_t)c->port_num;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = ntohl(peer->mtu) < pa.active_mtu ? ntohl(peer->mtu) :
-		     pa.active_mtu;
-	a.dest_qp_num = ntohl(peer->qpn);
-	a.rq_psn = ntohl(peer->psn);
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = (uint8_t)c->port_num;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_idx;
-	a.ah_attr.grh.hop_limit = 64;
-	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
+	p.qpn = ntohl(peer->qpn);
+	p.psn = ntohl(peer->psn);
+	p.mtu = ntohl(peer->mtu) < pa.active_mtu ? ntohl(peer->mtu) :
+		pa.active_mtu;
+	memcpy(p.gid.raw, peer->gid, 16);
+	/* RESET to RTS as the verbs tests connect: timeout 14, 7 retries. */
+	if (rc_connect_to(c->qp, &p)) {
+		fprintf(stderr, "lfn_write: cannot connect the QP\n");
+		exit(2);
+	}
 }
 
 /* Sleep until the CQ has news (or @fd, if >= 0, is readable). */
@@ -464,7 +422,11 @@ int main(int argc, char **argv)
 	}
 	c.slots = 2 * c.depth + 1;
 	srand48(getpid() ^ time(NULL));
-	open_dev(&c, dev);
+	c.dev = open_dev(dev);
+	if (!c.dev) {
+		fprintf(stderr, "lfn_write: no device %s\n", dev);
+		return 2;
+	}
 	setup(&c, optind == argc);
 	c.sock = tcp_open(optind < argc ? argv[optind] : NULL, port);
 	connect_qp(&c, gid_idx, &peer);
