@@ -43,10 +43,26 @@ check_tree() {
 		{ echo "long lane: $long"; return 1; }
 }
 
-tap_plan 5
+# A failing test's "not ok" and the diagnostics under it come again at
+# the end of the run, above the totals: CI shows a long log's tail.
+check_recap() {
+	local h=$DIR/host v=$DIR/novm out
+	mkdir -p "$h" "$v"
+	printf '%s\n' '#!/bin/bash' 'echo 1..3' 'echo "ok 1 - fine"' \
+		'echo "not ok 2 - boom"' 'echo "# because of this"' \
+		'echo "ok 3 - fine again"' 'exit 1' >"$h/10-fails.sh"
+	out=$(SROCE_HOST_TEST_DIR=$h SROCE_VM_TEST_DIR=$v SROCE_SELFTESTS_OUT=$DIR/o \
+		"$SROCE_TREE/selftests/run" fails) && { echo "passed: $out"; return 1; }
+	out=$(echo "$out" | tail -n 5)
+	expect "$out" "$(printf '%s\n' '# --- host/10-fails.sh:' '#   not ok 2 - boom' \
+		'#   # because of this' '# failed: host/10-fails.sh' '2 passed, 1 failed, 0 skipped')"
+}
+
+tap_plan 6
 tap_check "runner: default lane runs unmarked tests only" check_default
 tap_check "runner: SROCE_LANE=long runs the long lane only" check_long
 tap_check "runner: SROCE_LANE=all runs every lane" check_all
 tap_check "runner: patterns still select within a lane" check_pattern
 tap_check "runner: interop and faults in the long lane, RC in check" check_tree
+tap_check "runner: failures recapped above the totals" check_recap
 tap_done
