@@ -49,8 +49,9 @@ if [ "$CLIENT" = lfn_write ] && [ ! -x "$LFN_WRITE" ]; then
 	echo "no $LFN_WRITE (make bench-lfn builds it)"
 	exit 1
 fi
-# Which to measure (LFN_ONLY): a subset for a quicker look.
-ONLY=${LFN_ONLY:-sroce rxe cubic bbr}
+# Which to measure (LFN_ONLY): a subset for a quicker look; "udp", the
+# path's own ceiling, is one of them.
+ONLY=${LFN_ONLY:-sroce rxe cubic bbr udp}
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
 NETEM=${LFN_NETEM:-}
@@ -310,6 +311,39 @@ tcp() {
 	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
 
+# udp NAME: what the path itself delivers, measured by a flow that needs
+# no feedback: iperf3 UDP, 1432-byte datagrams (sroce's large segments
+# carry as much), offered at LFN_UDP_MBIT (120) so that netem's queue never
+# runs dry.  The receiver's rate is the ceiling every other row is held
+# under on this host: netem's timers, virtio and the VMs' CPUs included.
+udp() {
+	local name=$1 spid
+	PORT=$((PORT + 1))
+	if [ "$SROCE_VM" = A ]; then
+		sample_tx "" eth0 >"$SROCE_RESULTS/$name.tx" &
+		spid=$!
+	fi
+	run "$name" "" -- iperf3 -s -1 -p "$PORT" -- \
+		iperf3 -c 192.168.78.2 -p "$PORT" -t "$SECS" -u -l 1432 \
+			-b "${LFN_UDP_MBIT:-120}M" -f m
+	[ "$SROCE_VM" = B ] && return 0
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
+	RES[wire-$name]=$(steady_mbit "$SROCE_RESULTS/$name.tx")
+}
+
+# steady_mbit FILE: Mbit/s of a sample_tx FILE's bytes over the second
+# half of the time the counter moved: by then the offered 120 Mbit/s has
+# filled netem's queue, and what leaves is what netem can let out.
+steady_mbit() {
+	awk '{ t[NR] = $1; b[NR] = $2 } NR > 1 && $2 != b[NR - 1] { if (!s) s = NR; l = NR }
+		END {
+			m = int((s + l) / 2)
+			if (s && l - 1 > m) printf "%.1f\n", (b[l - 1] - b[m]) * 8 / (t[l - 1] - t[m]) / 1e6
+		}' "$1"
+}
+
 # ---------------------------------------------------------- fairness ----
 # tx_of FILE DEV VAR: DEV's transmitted bytes, from a /proc/.../net/dev,
 # into VAR.  No process per sample: under TCG a few execs a second would
@@ -426,6 +460,7 @@ round() {
 		perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
 	! listed cubic "$ONLY" || tcp "cubic-$loss" cubic
 	! listed bbr "$ONLY" || tcp "bbr-$loss" bbr
+	! listed udp "$ONLY" || udp "udp-$loss"
 	[ "$FAIR" = 0 ] || [ "$loss" != 0 ] || {
 		fair "fair-cubic-$loss" cubic
 		fair "fair-sroce-$loss" sroce
@@ -444,6 +479,7 @@ table() {
 			ratio = (r > 0 && s > 0) ? sprintf("%.1fx", s / r) : "n/a"
 			printf "| %-6s | %14s | %12s | %9s | %7s | %9s |\n", l, s, r, c, b, ratio }'
 	done
+	udp_table
 	echo
 	echo "## ping across the path during each run, median/max ms (base $((DELAY * 2)) ms)"
 	echo "| loss   | sroce     | rxe       | CUBIC     | BBR       |"
@@ -481,6 +517,24 @@ cpu_table() {
 		line+=" ${f%.cpu}=$(busy_pct "$SROCE_RESULTS/$f")%"
 	done
 	echo "VM $SROCE_VM vCPUs busy during each run:$line"
+}
+
+# The path's ceiling (udp): the UDP payload rate, and what sroce's
+# 1432-byte segments would carry at the same frame rate (their frames are
+# 1490 bytes on the wire, the datagrams' 1474).
+udp_table() {
+	local loss
+	listed udp "$ONLY" || return 0
+	echo
+	echo "## the path's ceiling: iperf3 UDP, 1432-byte datagrams at ${LFN_UDP_MBIT:-120} Mbit/s offered"
+	echo "(netem's output: frames A's eth0 sent, Mbit/s; the payload sroce's 1432-byte"
+	echo "segments would carry in as many bytes of frames; what B's iperf3 received)"
+	for loss in $LOSSES; do
+		awk -v l="$loss" -v u="${RES[udp-$loss]:-}" -v w="${RES[wire-udp-$loss]:-}" 'BEGIN {
+			if (w > 0) printf "  %s %%: netem sent %.1f, sroce payload %.1f, received %s\n",
+				l, w, w * 1432 / 1490, u
+			else printf "  %s %%: n/a\n", l }'
+	done
 }
 
 # The fairness runs: each flow's Mbit/s over the run's second half.
