@@ -194,6 +194,8 @@ struct sim {
 	uint64_t service;	/* ns per packet at the bottleneck */
 	uint64_t owd;		/* one-way delay */
 	uint32_t loss_ppm;
+	uint64_t stall_max;	/* the sender's guest stalls up to this long */
+	uint64_t stall_until;
 	uint64_t rng;
 	/* queue at the bottleneck: seqs, FIFO */
 	uint64_t q[RING];
@@ -289,9 +291,16 @@ static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 	}
 }
 
-/* Run for @secs; goodput over the last @secs - 10 s, in permille of link. */
-static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
-			    uint64_t *qdelay_ms)
+/*
+ * Run for @secs; goodput over the last @secs - 10 s, in permille of link.
+ * @stall: the sender stalls now and then (every 50 ms on average), for up
+ * to that long, and takes the ACKs that came meanwhile all at once, as a
+ * busy guest does; the model's bandwidth at the end, in permille of the
+ * link, in @bw.
+ */
+static unsigned int sim_run_stalls(int kind, uint32_t loss_ppm,
+				   unsigned int secs, uint64_t stall,
+				   uint64_t *qdelay_ms, unsigned int *bw)
 {
 	static struct sim s;
 	struct sender x = { .kind = kind };
@@ -302,12 +311,16 @@ static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
 	s.service = NS / 12207;
 	s.owd = 50 * MS;
 	s.loss_ppm = loss_ppm;
+	s.stall_max = stall;
 	s.rng = 42;
 	sroce_wan_init(&x.w, 16, 1024, 8192, 0);
 	sroce_cwnd_init(&x.c, 16, 1024, 8192, 8);
 	for (t = 0; t < end; t += dt) {
+		if (s.stall_max && t >= s.stall_until &&
+		    sim_rand(&s) % 5000 == 0)
+			s.stall_until = t + sim_rand(&s) % s.stall_max;
 		/* ACKs due, taken in bunches as a slow guest does */
-		while (t % ACK_BATCH == 0 && s.ah != s.at &&
+		while (t >= s.stall_until && t % ACK_BATCH == 0 && s.ah != s.at &&
 		       s.ack_t[s.ah % RING] <= t) {
 			sim_ack(&s, &x, s.ack_s[s.ah % RING], t);
 			s.ah++;
@@ -360,8 +373,16 @@ static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
 			good_at_warm = s.good;
 	}
 	*qdelay_ms = s.qdelay_n ? s.qdelay_sum / s.qdelay_n / MS : 0;
+	if (bw)
+		*bw = (unsigned int)(sroce_wan_bw(&x.w) * 1000 / 12207);
 	return (unsigned int)((s.good - good_at_warm) * 1000 /
 			      ((secs - 10) * 12207ULL));
+}
+
+static unsigned int sim_run(int kind, uint32_t loss_ppm, unsigned int secs,
+			    uint64_t *qdelay_ms)
+{
+	return sim_run_stalls(kind, loss_ppm, secs, 0, qdelay_ms, NULL);
 }
 
 static void test_path(void)
@@ -404,6 +425,27 @@ static void test_timeout(void)
 	is(w.cwnd, 32, "... and grows by what each ACK delivers");
 }
 
+/*
+ * A sender whose guest stalls for up to 15 ms and then takes the ACKs
+ * that came meanwhile all at once: each end of a rate sample pairs the
+ * delivered count with the time it was taken, so the stall lengthens
+ * one sample and shortens none, and the estimate stays at the link.
+ */
+static void test_stalls(void)
+{
+	static const uint32_t ppm[] = { 0, 10000 };
+	unsigned int g, bw, i;
+	uint64_t qd;
+
+	for (i = 0; i < SROCE_ARRAY_SIZE(ppm); i++) {
+		g = sim_run_stalls(CC_WAN, ppm[i], 40, 15 * MS, &qd, &bw);
+		ok(g >= (ppm[i] ? 890 : 920) && qd < 25 && bw < 1050,
+		   "WAN, loss %u ppm, stalls of up to 15 ms: %u.%u %% of the "
+		   "link, %u ms queued, bandwidth %u.%u %% of the link",
+		   ppm[i], g / 10, g % 10, (unsigned int)qd, bw / 10, bw % 10);
+	}
+}
+
 int main(void)
 {
 	tap_start();
@@ -412,5 +454,6 @@ int main(void)
 	test_app_limited();
 	test_timeout();
 	test_path();
+	test_stalls();
 	return tap_done();
 }

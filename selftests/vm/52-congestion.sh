@@ -64,8 +64,14 @@ bulk() {
 # [ FIELD OP VALUE ].
 want() { detail_want "$B.$1.qp" "$2" "$3" "$4"; }
 
+TRC=/sys/kernel/tracing
 wan_live() {
+	mountpoint -q "$TRC" || mount -t tracefs none "$TRC"
+	echo >"$TRC/trace"
+	echo 1 >"$TRC/events/sroce/sroce_rate/enable"
 	bulk wan || return 1
+	echo 0 >"$TRC/events/sroce/sroce_rate/enable"
+	cat "$TRC/trace" >"$B.wan.rate"
 	want wan drv_cc = wan
 	want wan drv_sr = on
 	want wan drv_bw_pps -gt 0
@@ -73,6 +79,20 @@ wan_live() {
 	# netem adds 40 ms to each round trip; the minimum must see it
 	# (no upper bound: a loaded host stretches every round trip).
 	want wan drv_min_rtt_us -ge 40000
+}
+
+# The sroce_rate tracepoint during that run: rate samples with both legs
+# of their interval, and the model they built, the path's delay in its
+# minimum RTT.
+rate_traced() {
+	grep -m3 sroce_rate: "$B.wan.rate"
+	awk '/sroce_rate: qpn=[0-9]+ n=[0-9]+ ack_us=[0-9]+ send_us=[0-9]+ rtt_us=[0-9]+ app_limited=[01] bw_pps=[0-9]+ min_rtt_us=[0-9]+$/ {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		n++
+		if (v["bw_pps"] > 0 && v["min_rtt_us"] >= 40000 && v["ack_us"] > 0 &&
+		    v["send_us"] > 0) good++
+	} END { print n + 0, "samples,", good + 0, "with a model"; exit !(good >= 10) }' \
+		"$B.wan.rate"
 }
 
 # The device's gauges: mid-run, the paced QP's rate and an RTT of at
@@ -120,7 +140,7 @@ qp_cc_env_bad() {
 	grep -q "SROCE_CC=fast: not one of" "$B.envbad"
 }
 
-tap_plan 19
+tap_plan 20
 topo_sroce_pair
 
 tap_check "cc defaults to aimd" grep -qx aimd /sys/class/infiniband/fab1/cc
@@ -134,6 +154,7 @@ tap_check "wan: rc_verify, every operation" \
 	"$RCV" -d fab1 -D fab2 -g "$G4A" -G "$G4B" -m 1024 -n 4 -s 200000
 tap_check "wan: a live bulk WRITE shows its model" wan_live
 tap_diag "$(cat "$B.wan.summary" 2>/dev/null)"
+tap_check "wan: the sroce_rate tracepoint shows the samples and the model" rate_traced
 tap_check "wan: rdma statistic gauges rc_pacing_kbps, rc_srtt_us" gauges
 tap_check "fab2: cc aimd" cc_set fab2 aimd
 tap_check "aimd: the same bulk WRITE, unpaced" aimd_live

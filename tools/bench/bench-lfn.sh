@@ -219,6 +219,28 @@ ping_ms() {
 	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" 2>/dev/null | median_max
 }
 
+# LFN_TRACE=1: sroce's rate samples (the sroce_rate tracepoint: both legs
+# of each interval, and the model after it) to NAME.rate, for a look at
+# how the bandwidth estimate is made.
+rate_trace_on() {
+	local t=/sys/kernel/tracing
+	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ] || return 0
+	mountpoint -q "$t" || mount -t tracefs none "$t"
+	echo 0 >"$t/tracing_on"
+	echo 16384 >"$t/buffer_size_kb"
+	echo >"$t/trace"
+	echo 1 >"$t/events/sroce/sroce_rate/enable"
+	echo 1 >"$t/tracing_on"
+}
+
+rate_trace_off() {
+	local t=/sys/kernel/tracing
+	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ] || return 0
+	echo 0 >"$t/tracing_on"
+	echo 0 >"$t/events/sroce/sroce_rate/enable"
+	cat "$t/trace" >"$SROCE_RESULTS/$2.rate"
+}
+
 # Goodput of a perftest run in Mbit/s, timed apart from perftest: its
 # clock calibration fails on a loaded TCG host ("Correlation coefficient
 # r^2 < 0.9") and then it reports 0 Gb/s.  A sampler records the sending
@@ -271,6 +293,7 @@ perf() {
 	if [ "$SROCE_VM" = A ]; then
 		sample_tx "$ns" "$netdev" >"$SROCE_RESULTS/$name.tx" &
 		spid=$!
+		rate_trace_on "$dev"
 	fi
 	if [ "$CLIENT" = lfn_write ]; then
 		run "$name" "$ns" -- \
@@ -288,6 +311,7 @@ perf() {
 	[ "$SROCE_VM" = B ] && return 0
 	kill "$spid"
 	wait "$spid" 2>/dev/null
+	rate_trace_off "$dev" "$name"
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
 	# lfn_write's receiver checked every byte, or the run counts for
 	# nothing.

@@ -235,6 +235,9 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 	rs->prior_delivered = p->del;
 	rs->interval_ns = sroce_rate_interval(now, p->del_ns, p->xmit_ns,
 					      p->first_tx_ns);
+	rs->ack_ns = now > p->del_ns ? now - p->del_ns : 0;
+	rs->send_ns = p->xmit_ns > p->first_tx_ns ?
+		      p->xmit_ns - p->first_tx_ns : 0;
 	/* Karn: a resent packet's delivery times neither copy. */
 	rs->rtt_ns = !(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns ?
 		     now - p->xmit_ns : 0;
@@ -254,6 +257,11 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 		rs->delivered = req->delivered;
 		rs->inflight = sroce_req_in_flight(req);
 		sroce_wan_ack(&req->wan, rs, sroce_req_rx_now(req));
+		trace_sroce_rate(qp->ibqp.qp_num,
+				 rs->delivered - rs->prior_delivered,
+				 rs->ack_ns, rs->send_ns, rs->rtt_ns,
+				 rs->app_limited, sroce_wan_bw(&req->wan),
+				 req->wan.min_rtt_ns);
 		req->cwnd.cwnd = req->wan.cwnd;
 		pps = sroce_wan_pacing_pps(&req->wan);
 		sroce_cc_set_pace(qp, pps);

@@ -204,6 +204,43 @@ TRACE_EVENT(sroce_dcqcn_cut,
 		  __entry->pps, __entry->alpha)
 );
 
+/*
+ * A WAN rate sample (cc.c): @n PSNs delivered since the newest acked
+ * packet left, over the longer of the time the ACKs took (@ack_us) and
+ * the time the packets took to leave (@send_us); the model's bandwidth
+ * and min RTT after it.  What a wrong estimate is made of.
+ */
+TRACE_EVENT(sroce_rate,
+	TP_PROTO(u32 qpn, u64 n, u64 ack_ns, u64 send_ns, u64 rtt_ns,
+		 bool app_limited, u64 bw_pps, u64 min_rtt_ns),
+	TP_ARGS(qpn, n, ack_ns, send_ns, rtt_ns, app_limited, bw_pps,
+		min_rtt_ns),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, n)
+		__field(u32, ack_us)
+		__field(u32, send_us)
+		__field(u32, rtt_us)
+		__field(bool, app_limited)
+		__field(u32, bw_pps)
+		__field(u32, min_rtt_us)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->n = (u32)n;
+		__entry->ack_us = (u32)div_u64(ack_ns, NSEC_PER_USEC);
+		__entry->send_us = (u32)div_u64(send_ns, NSEC_PER_USEC);
+		__entry->rtt_us = (u32)div_u64(rtt_ns, NSEC_PER_USEC);
+		__entry->app_limited = app_limited;
+		__entry->bw_pps = (u32)bw_pps;
+		__entry->min_rtt_us = (u32)div_u64(min_rtt_ns, NSEC_PER_USEC);
+	),
+	TP_printk("qpn=%u n=%u ack_us=%u send_us=%u rtt_us=%u app_limited=%d bw_pps=%u min_rtt_us=%u",
+		  __entry->qpn, __entry->n, __entry->ack_us, __entry->send_us,
+		  __entry->rtt_us, __entry->app_limited, __entry->bw_pps,
+		  __entry->min_rtt_us)
+);
+
 /* The peer's answer to the selective repeat offer (sr.c). */
 TRACE_EVENT(sroce_sr,
 	TP_PROTO(u32 qpn, u8 state),

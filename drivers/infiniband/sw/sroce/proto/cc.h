@@ -40,6 +40,8 @@ struct sroce_rate_sample {
 	uint64_t delivered;	/* packets delivered so far, this one included */
 	uint64_t prior_delivered;	/* when the newest acked packet left */
 	uint64_t interval_ns;	/* since the delivery before it left */
+	uint64_t ack_ns;	/* the interval's two legs (for the trace) */
+	uint64_t send_ns;
 	uint64_t rtt_ns;	/* of a packet sent once; 0: none */
 	uint32_t acked;		/* packets newly delivered by this ACK */
 	uint32_t inflight;	/* packets in flight after it */
