@@ -450,6 +450,19 @@ pair_counter() {
 	echo $(($(counter ns1 fab1 "$1") + $(counter ns2 fab2 "$1")))
 }
 
+# trace_prepare: tracefs mounted at /sys/kernel/tracing, and the tracer
+# not recording task names.  That recording hooks sched_switch and
+# sched_wakeup whenever the first event is enabled and unhooks them when
+# the last is disabled: more kernel text patched, __schedule's call sites
+# among them.  Under TCG a vCPU once spun on the text-poke breakpoint in
+# __schedule for minutes while the other waited for it (a soft lockup in
+# bench-lfn); the fewer patches, the fewer chances.
+trace_prepare() {
+	local t=/sys/kernel/tracing
+	mountpoint -q "$t" || mount -t tracefs none "$t" || return 1
+	echo 0 >"$t/options/record-cmd"
+}
+
 # counter_snap NS DEV FILE: all of DEV's counters, "name value" lines.
 counter_snap() {
 	in_ns "$1" rdma statistic show link "$2/1" |

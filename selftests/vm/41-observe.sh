@@ -172,6 +172,7 @@ debugfs_files() {
 
 trace_on() {
 	local e
+	trace_prepare || return 1
 	echo 0 >"$TRC/tracing_on"
 	echo >"$TRC/trace"
 	echo 1024 >"$TRC/buffer_size_kb"

@@ -61,6 +61,7 @@ d() { counter_delta "$B.$1.$3" "$B.$2.$3" "$4"; }
 # trace_on EVENT...: only these sroce events, from an empty buffer.
 trace_on() {
 	local e
+	trace_prepare || return 1
 	echo 0 >"$TRC/tracing_on"
 	echo >"$TRC/trace"
 	for e in "$@"; do echo 1 >"$TRC/events/sroce/$e/enable"; done

@@ -66,7 +66,7 @@ want() { detail_want "$B.$1.qp" "$2" "$3" "$4"; }
 
 TRC=/sys/kernel/tracing
 wan_live() {
-	mountpoint -q "$TRC" || mount -t tracefs none "$TRC"
+	trace_prepare || return 1
 	echo >"$TRC/trace"
 	echo 1 >"$TRC/events/sroce/sroce_rate/enable"
 	bulk wan || return 1

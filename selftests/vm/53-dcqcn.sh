@@ -73,6 +73,7 @@ aimd_run() {
 }
 
 dcqcn_run() {
+	trace_prepare || return 1
 	echo 0 >"$TRC/tracing_on"
 	echo >"$TRC/trace"
 	echo 1 >"$TRC/events/sroce/sroce_dcqcn_cut/enable"

@@ -225,7 +225,7 @@ ping_ms() {
 rate_trace_on() {
 	local t=/sys/kernel/tracing
 	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ] || return 0
-	mountpoint -q "$t" || mount -t tracefs none "$t"
+	trace_prepare || return 0
 	echo 0 >"$t/tracing_on"
 	echo 16384 >"$t/buffer_size_kb"
 	echo >"$t/trace"
