@@ -196,8 +196,6 @@ struct sim {
 	uint32_t loss_ppm;
 	uint64_t stall_max;	/* the sender's guest stalls up to this long */
 	uint64_t stall_until;
-	bool inline_send;	/* send after each ACK, as the module does */
-	bool declump;		/* ... and then refresh (sroce_rate_clump()) */
 	uint64_t rng;
 	/* queue at the bottleneck: seqs, FIFO */
 	uint64_t q[RING];
@@ -263,28 +261,10 @@ static void sim_losses(struct sim *s, struct sender *x, uint64_t upto,
 	(void)t;
 }
 
-/* What the module's sroce_cc_declump() does, on the simulation's records. */
-static void sim_declump(struct sim *s, uint64_t prev, uint64_t prev_t)
-{
-	uint64_t i;
-
-	for (i = s->next_seq; i > s->oldest; i--) {
-		struct spkt *k = &s->p[(i - 1) % RING];
-
-		if (k->del != prev || k->del_t != prev_t)
-			break;
-		k->del = s->delivered;
-		k->del_t = s->del_t;
-		k->first_tx = s->first_tx;
-	}
-}
-
 static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 {
 	struct spkt *k = &s->p[seq % RING];
 	struct sroce_rate_sample rs = { 0 };
-
-	uint64_t prev = s->delivered, prev_t = s->del_t;
 
 	sim_losses(s, x, seq, t);
 	if (k->acked || k->lost)
@@ -294,8 +274,6 @@ static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 	s->delivered++;
 	s->del_t = t;
 	s->first_tx = k->sent;
-	if (s->declump && sroce_rate_clump(prev_t, t, 1, sroce_wan_bw(&x->w)))
-		sim_declump(s, prev, prev_t);
 	s->good++;
 	if (s->oldest == seq)
 		s->oldest++;
@@ -314,63 +292,15 @@ static void sim_ack(struct sim *s, struct sender *x, uint64_t seq, uint64_t t)
 }
 
 /*
- * The sender, when woken (an ACK, its pacing timer): window, then pace.
- * Its timer fires WAKE_LATE late, as a guest's do.
- */
-static void sim_send(struct sim *s, struct sender *x, uint64_t t)
-{
-	while (t >= s->wake && s->pipe < snd_cwnd(x) &&
-	       s->qt - s->qh < RING - 1) {
-		struct spkt *k = &s->p[s->next_seq % RING];
-		uint64_t gap = snd_gap(x);
-
-		if (gap && !sroce_pace_ok(s->next_send, t)) {
-			s->wake = s->next_send - SROCE_PACE_EARLY_NS + WAKE_LATE;
-			break;
-		}
-		k->sent = t;
-		k->del = s->delivered;
-		k->del_t = s->del_t ? s->del_t : t;
-		k->first_tx = s->first_tx ? s->first_tx : t;
-		k->acked = false;
-		k->lost = false;
-		s->q[s->qt++ % RING] = s->next_seq++;
-		s->pipe++;
-		if (gap)
-			s->next_send = sroce_pace_next(s->next_send, t, gap);
-	}
-}
-
-/*
  * Run for @secs; goodput over the last @secs - 10 s, in permille of link.
  * @stall: the sender stalls now and then (every 50 ms on average), for up
  * to that long, and takes the ACKs that came meanwhile all at once, as a
  * busy guest does; the model's bandwidth at the end, in permille of the
  * link, in @bw.
  */
-static unsigned int sim_run_opts(int kind, uint32_t loss_ppm,
-				 unsigned int secs, uint64_t stall,
-				 unsigned int opts, uint64_t *qdelay_ms,
-				 unsigned int *bw);
-
 static unsigned int sim_run_stalls(int kind, uint32_t loss_ppm,
 				   unsigned int secs, uint64_t stall,
 				   uint64_t *qdelay_ms, unsigned int *bw)
-{
-	return sim_run_opts(kind, loss_ppm, secs, stall, 0, qdelay_ms, bw);
-}
-
-/*
- * The same, with @opts: SIM_INLINE sends after each ACK of a bunch (the
- * module runs its engine per packet in softirq), SIM_DECLUMP then gives
- * the packets sent within a clump the newest delivery's count and time.
- */
-#define SIM_INLINE	1
-#define SIM_DECLUMP	2
-static unsigned int sim_run_opts(int kind, uint32_t loss_ppm,
-				 unsigned int secs, uint64_t stall,
-				 unsigned int opts, uint64_t *qdelay_ms,
-				 unsigned int *bw)
 {
 	static struct sim s;
 	struct sender x = { .kind = kind };
@@ -382,8 +312,6 @@ static unsigned int sim_run_opts(int kind, uint32_t loss_ppm,
 	s.owd = 50 * MS;
 	s.loss_ppm = loss_ppm;
 	s.stall_max = stall;
-	s.inline_send = opts & SIM_INLINE;
-	s.declump = opts & SIM_DECLUMP;
 	s.rng = 42;
 	sroce_wan_init(&x.w, 16, 1024, 8192, 0);
 	sroce_cwnd_init(&x.c, 16, 1024, 8192, 8);
@@ -397,8 +325,6 @@ static unsigned int sim_run_opts(int kind, uint32_t loss_ppm,
 			sim_ack(&s, &x, s.ack_s[s.ah % RING], t);
 			s.ah++;
 			s.wake = t;	/* an ACK runs the engine */
-			if (s.inline_send)
-				sim_send(&s, &x, t);
 		}
 		/* the bottleneck serves its queue */
 		while (s.qh != s.qt && s.link_free <= t) {
@@ -418,7 +344,31 @@ static unsigned int sim_run_opts(int kind, uint32_t loss_ppm,
 			s.ack_s[s.at % RING] = seq;
 			s.at++;
 		}
-		sim_send(&s, &x, t);
+		/*
+		 * The sender, when woken (an ACK, its pacing timer): window,
+		 * then pace.  Its timer fires WAKE_LATE late, as a guest's do.
+		 */
+		while (t >= s.wake && s.pipe < snd_cwnd(&x) &&
+		       s.qt - s.qh < RING - 1) {
+			struct spkt *k = &s.p[s.next_seq % RING];
+			uint64_t gap = snd_gap(&x);
+
+			if (gap && !sroce_pace_ok(s.next_send, t)) {
+				s.wake = s.next_send - SROCE_PACE_EARLY_NS +
+					 WAKE_LATE;
+				break;
+			}
+			k->sent = t;
+			k->del = s.delivered;
+			k->del_t = s.del_t ? s.del_t : t;
+			k->first_tx = s.first_tx ? s.first_tx : t;
+			k->acked = false;
+			k->lost = false;
+			s.q[s.qt++ % RING] = s.next_seq++;
+			s.pipe++;
+			if (gap)
+				s.next_send = sroce_pace_next(s.next_send, t, gap);
+		}
 		if (t == warm)
 			good_at_warm = s.good;
 	}
@@ -496,50 +446,6 @@ static void test_stalls(void)
 	}
 }
 
-/* Which ACKs came in a clump with the delivery before them. */
-static void test_clump_rule(void)
-{
-	ok(sroce_rate_clump(10 * MS, 10 * MS + 900 * US, 1, 0),
-	   "an ACK 0.9 ms after the last delivery is in its clump");
-	ok(!sroce_rate_clump(10 * MS, 12 * MS, 1, 0),
-	   "2 ms after, with no bandwidth known yet, it is not");
-	ok(sroce_rate_clump(10 * MS, 11500 * US, 33, 8300),
-	   "1.5 ms after, delivering 33 packets the path takes 4 ms for: clumped");
-	ok(!sroce_rate_clump(10 * MS, 13 * MS, 33, 8300),
-	   "3 ms after, the same 33: not (more than half their time)");
-	ok(!sroce_rate_clump(10 * MS, 9 * MS, 33, 8300),
-	   "an ACK taken before the last delivery's time is not");
-	ok(!sroce_rate_clump(0, 2 * NS, 0xffffffffu, 1),
-	   "nor one seconds later, whatever it delivered");
-}
-
-/*
- * The module's way: the engine runs per packet in softirq, so a bunch of
- * ACKs is taken one by one with sends in between, and the packets sent
- * after the first of the bunch pair its count with the bunch's late time.
- * Shown on the simulation first (the estimate runs over the link and the
- * queue fills), then mended by giving those packets the newest delivery.
- */
-static void test_clumps(void)
-{
-	static const uint32_t ppm[] = { 0, 10000 };
-	unsigned int g, bw, i;
-	uint64_t qd;
-
-	g = sim_run_opts(CC_WAN, 0, 40, 15 * MS, SIM_INLINE, &qd, &bw);
-	ok(bw > 1050, "sends between clumped ACKs, as they were: bandwidth "
-	   "%u.%u %% of the link, %u ms queued, %u.%u %% of the link used",
-	   bw / 10, bw % 10, (unsigned int)qd, g / 10, g % 10);
-	for (i = 0; i < SROCE_ARRAY_SIZE(ppm); i++) {
-		g = sim_run_opts(CC_WAN, ppm[i], 40, 15 * MS,
-				 SIM_INLINE | SIM_DECLUMP, &qd, &bw);
-		ok(g >= (ppm[i] ? 890 : 920) && qd < 25 && bw < 1030,
-		   "... declumped, loss %u ppm: %u.%u %% of the link, %u ms "
-		   "queued, bandwidth %u.%u %% of the link", ppm[i], g / 10,
-		   g % 10, (unsigned int)qd, bw / 10, bw % 10);
-	}
-}
-
 int main(void)
 {
 	tap_start();
@@ -549,7 +455,5 @@ int main(void)
 	test_timeout();
 	test_path();
 	test_stalls();
-	test_clump_rule();
-	test_clumps();
 	return tap_done();
 }

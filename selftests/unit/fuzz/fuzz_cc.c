@@ -33,8 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sroce_wan_ack(&w, &rs, now);
 		assert(w.cwnd >= 16 && w.cwnd <= 8192);
 		assert(w.state <= SROCE_WAN_PROBE_RTT && w.cycle < SROCE_WAN_CYCLE);
-		(void)sroce_rate_clump(now - rs.interval_ns, now, acked,
-				       sroce_wan_bw(&w));
 		(void)sroce_wan_pacing_pps(&w);
 		(void)sroce_wan_bdp(&w);
 	}

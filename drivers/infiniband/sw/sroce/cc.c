@@ -142,8 +142,6 @@ void sroce_cc_arm(struct sroce_qp *qp)
 		       SROCE_WINDOW_MAX, now);
 	req->delivered = 0;
 	req->delivered_ns = now;
-	req->prev_delivered = 0;
-	req->prev_delivered_ns = now;
 	req->first_tx_ns = now;
 	req->app_limited = 0;
 	memset(&req->rs, 0, sizeof(req->rs));
@@ -226,11 +224,6 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 {
 	struct sroce_rate_sample *rs = &req->rs;
 
-	/* The first of this response: what the records sent since hold. */
-	if (!rs->acked) {
-		req->prev_delivered = req->delivered;
-		req->prev_delivered_ns = req->delivered_ns;
-	}
 	req->delivered += p->npsn;
 	req->delivered_ns = now;
 	if (req->app_limited && req->delivered > req->app_limited)
@@ -251,26 +244,6 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 	rs->app_limited = p->flags & SROCE_TXPKT_APP_LIMITED;
 }
 
-/*
- * This response came in a clump with the one before (proto/cc.h): the
- * packets sent in between, the newest records, took the older one's
- * delivered count and time; give them this one's.  Only those records
- * match, so the walk is as long as what was sent between two ACKs.
- */
-static void sroce_cc_declump(struct sroce_req *req)
-{
-	struct sroce_txpkt *p;
-	u32 i;
-
-	for (i = req->pkt_head; i != req->pkt_tail; i--) {
-		p = sroce_req_pkt(req, i - 1);
-		if (p->del != req->prev_delivered ||
-		    p->del_ns != req->prev_delivered_ns)
-			break;
-		sroce_cc_sent(req, p);
-	}
-}
-
 /* The response is handled: feed its rate sample to the model. */
 void sroce_cc_ack_done(struct sroce_qp *qp)
 {
@@ -281,9 +254,6 @@ void sroce_cc_ack_done(struct sroce_qp *qp)
 	if (!rs->acked)
 		return;
 	if (req->cc == SROCE_CC_WAN) {
-		if (sroce_rate_clump(req->prev_delivered_ns, req->delivered_ns,
-				     rs->acked, sroce_wan_bw(&req->wan)))
-			sroce_cc_declump(req);
 		rs->delivered = req->delivered;
 		rs->inflight = sroce_req_in_flight(req);
 		sroce_wan_ack(&req->wan, rs, sroce_req_rx_now(req));

@@ -148,8 +148,6 @@ struct sroce_req {
 	u64 delivered;
 	u64 delivered_ns;
 	u64 first_tx_ns;		/* sent: the last delivered packet */
-	u64 prev_delivered;		/* before this response (cc.c) */
-	u64 prev_delivered_ns;
 	u64 app_limited;		/* delivered count ending it; 0: not */
 	struct sroce_rate_sample rs;
 	u64 pace_gap_ns;

@@ -84,32 +84,6 @@ static inline uint64_t sroce_rate_interval(uint64_t now, uint64_t del_ns,
 }
 
 /*
- * An ACK that came in a clump with the delivery before it: within
- * SROCE_RATE_CLUMP_NS of it, or delivering @acked packets in less than
- * half the time the path (@bw_pps, 0: not known yet) takes for them.
- * Such ACKs were held somewhere (a busy guest's softirq, a virtual NIC,
- * the peer's backlog) and let go together.  A sender that sends between
- * two of them pairs the first one's delivered count with a time that is
- * late for it, and the rate samples of those packets would run over the
- * path by as much as the clump was held; so the packets sent since the
- * delivery before take this one's count and time instead (cc.c,
- * sroce_cc_ack_done()).  Where the ACKs really came that close, the
- * newer pair is as true as the older: nothing is lost.
- */
-#define SROCE_RATE_CLUMP_NS	1000000ULL
-
-static inline bool sroce_rate_clump(uint64_t prev_ns, uint64_t now,
-				    uint32_t acked, uint64_t bw_pps)
-{
-	uint64_t gap = now - prev_ns;
-
-	if (now < prev_ns || gap > 1000000000ULL)
-		return false;
-	return gap < SROCE_RATE_CLUMP_NS ||
-	       (bw_pps && gap < sroce_div64(acked * 500000000ULL, bw_pps));
-}
-
-/*
  * Pacing arithmetic, shared by the module and the simulation: a packet
  * may go SROCE_PACE_EARLY_NS before it is due, so that one timer sends
  * a train; time a late timer lost is made up, up to SROCE_PACE_LATE_NS
