@@ -463,6 +463,26 @@ trace_prepare() {
 	echo 0 >"$t/options/record-cmd"
 }
 
+# trace_on EVENT...: only these sroce events, from an empty buffer
+# (TRACE_KB, if set, its size per CPU).
+trace_on() {
+	local t=/sys/kernel/tracing e
+	trace_prepare || return 1
+	echo 0 >"$t/tracing_on"
+	[ -z "${TRACE_KB:-}" ] || echo "$TRACE_KB" >"$t/buffer_size_kb"
+	echo >"$t/trace"
+	for e in "$@"; do echo 1 >"$t/events/sroce/$e/enable"; done
+	echo 1 >"$t/tracing_on"
+}
+
+# trace_off FILE: every sroce event off, the buffer to FILE.
+trace_off() {
+	local t=/sys/kernel/tracing
+	echo 0 >"$t/tracing_on"
+	echo 0 >"$t/events/sroce/enable"
+	cat "$t/trace" >"$1"
+}
+
 # counter_snap NS DEV FILE: all of DEV's counters, "name value" lines.
 counter_snap() {
 	in_ns "$1" rdma statistic show link "$2/1" |

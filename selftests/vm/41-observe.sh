@@ -170,32 +170,15 @@ debugfs_files() {
 		<(cut -f1 "$SROCE_RESULTS/cnt.rdma")
 }
 
-trace_on() {
-	local e
-	trace_prepare || return 1
-	echo 0 >"$TRC/tracing_on"
-	echo >"$TRC/trace"
-	echo 1024 >"$TRC/buffer_size_kb"
-	for e in "$@"; do
-		echo 1 >"$TRC/events/sroce/$e/enable"
-	done
-	echo 1 >"$TRC/tracing_on"
-}
-
-trace_off() {
-	echo 0 >"$TRC/tracing_on"
-	echo 0 >"$TRC/events/sroce/enable"
-	cat "$TRC/trace" >"$SROCE_RESULTS/trace-$1.txt"
-}
-
 # Packets and state changes of a short ping-pong: every data packet of
 # both sides (SEND opcodes 0x00-0x05) has its sroce_tx and its sroce_rx.
 trace_packets() {
 	local n=5 data tx rx
 	data=$((2 * n * ((SIZE + MTU - 1) / MTU)))
-	trace_on sroce_tx sroce_rx sroce_qp_state
-	pingpong "$n" >/dev/null || { trace_off packets; return 1; }
-	trace_off packets
+	TRACE_KB=1024 trace_on sroce_tx sroce_rx sroce_qp_state
+	pingpong "$n" >/dev/null ||
+		{ trace_off "$SROCE_RESULTS/trace-packets.txt"; return 1; }
+	trace_off "$SROCE_RESULTS/trace-packets.txt"
 	tx=$(grep -c 'sroce_tx: qpn=[0-9]* dqpn=[0-9]* opcode=0x0[0-5] psn=' \
 		"$SROCE_RESULTS/trace-packets.txt" || true)
 	rx=$(grep -c 'sroce_rx: qpn=[0-9]* dqpn=[0-9]* opcode=0x0[0-5] psn=' \
@@ -215,10 +198,10 @@ trace_loss() {
 	local rc=0 b=$SROCE_RESULTS/loss rt
 	counter_snap ns1 fab1 "$b.before"
 	ip netns exec ns1 tc qdisc add dev v1 root netem loss 10%
-	trace_on sroce_rewind sroce_cwnd sroce_nak_send sroce_nak_recv
+	TRACE_KB=1024 trace_on sroce_rewind sroce_cwnd sroce_nak_send sroce_nak_recv
 	# A lossy path: QPs outlive their programs (verbs/linger.c).
 	SROCE_LINGER=4 pingpong "$ITERS" >/dev/null || rc=1
-	trace_off loss
+	trace_off "$SROCE_RESULTS/trace-loss.txt"
 	ip netns exec ns1 tc qdisc del dev v1 root
 	counter_snap ns1 fab1 "$b.after"
 	[ "$rc" = 0 ]

@@ -20,7 +20,6 @@ set -u
 export SROCE_LINGER=4
 
 RCV=$SROCE_TREE/selftests/verbs/rc_verify
-TRC=/sys/kernel/tracing
 PORT=19450
 LOSS=${SR_LOSS:-2}
 B=$SROCE_RESULTS/sr
@@ -58,23 +57,6 @@ snap() {
 # d WHEN1 WHEN2 DEV NAME: counter NAME of fab1 or fab2 (1, 2) between.
 d() { counter_delta "$B.$1.$3" "$B.$2.$3" "$4"; }
 
-# trace_on EVENT...: only these sroce events, from an empty buffer.
-trace_on() {
-	local e
-	trace_prepare || return 1
-	echo 0 >"$TRC/tracing_on"
-	echo >"$TRC/trace"
-	for e in "$@"; do echo 1 >"$TRC/events/sroce/$e/enable"; done
-	echo 1 >"$TRC/tracing_on"
-}
-
-# trace_off NAME: every sroce event off, the buffer to $B.trace-NAME.
-trace_off() {
-	echo 0 >"$TRC/tracing_on"
-	echo 0 >"$TRC/events/sroce/enable"
-	cat "$TRC/trace" >"$B.trace-$1"
-}
-
 pingpong() {
 	PORT=$((PORT + 1))
 	run_pair ns1 ns2 "$PORT" -- \
@@ -88,8 +70,8 @@ pingpong() {
 negotiated() {
 	local n
 	trace_on sroce_sr
-	pingpong 4 4096 || { trace_off "$1"; return 1; }
-	trace_off "$1"
+	pingpong 4 4096 || { trace_off "$B.trace-$1"; return 1; }
+	trace_off "$B.trace-$1"
 	grep sroce_sr: "$B.trace-$1"
 	n=$(grep -c "sroce_sr: qpn=[0-9]* selective_repeat=$1\$" "$B.trace-$1" || true)
 	[ "$n" = "$2" ]
@@ -109,7 +91,7 @@ bulk() {
 	trace_on sroce_sr sroce_rewind
 	perf_run ns1 fab1 "$G4A" ns2 fab2 "$G4B" 192.168.77.1 ib_write_bw \
 		-s 65536 -n 150 >"$B.$1.log" 2>&1 || rc=1
-	trace_off "$1"
+	trace_off "$B.trace-$1"
 	capture_stop "/tmp/$1.pcap" >/dev/null || rc=1
 	[ "$rc" = 0 ] || { cat "$B.$1.log"; return 1; }
 	snap "$1-1"
@@ -195,7 +177,6 @@ gbn_costs_more() {
 
 tap_plan 23
 topo_sroce_pair
-mountpoint -q "$TRC" || mount -t tracefs none "$TRC"
 
 tap_check "both devices allow selective repeat by default" \
 	sh -c 'grep -qx 1 /sys/class/infiniband/fab1/selective_repeat &&

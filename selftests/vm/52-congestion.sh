@@ -64,14 +64,10 @@ bulk() {
 # [ FIELD OP VALUE ].
 want() { detail_want "$B.$1.qp" "$2" "$3" "$4"; }
 
-TRC=/sys/kernel/tracing
 wan_live() {
-	trace_prepare || return 1
-	echo >"$TRC/trace"
-	echo 1 >"$TRC/events/sroce/sroce_rate/enable"
+	trace_on sroce_rate || return 1
 	bulk wan || return 1
-	echo 0 >"$TRC/events/sroce/sroce_rate/enable"
-	cat "$TRC/trace" >"$B.wan.rate"
+	trace_off "$B.wan.rate"
 	want wan drv_cc = wan
 	want wan drv_sr = on
 	want wan drv_bw_pps -gt 0

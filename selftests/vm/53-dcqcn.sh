@@ -17,7 +17,6 @@ set -u
 . "$SROCE_TREE/selftests/lib.sh"
 
 RCV=$SROCE_TREE/selftests/verbs/rc_verify
-TRC=/sys/kernel/tracing
 PORT=19550
 B=$SROCE_RESULTS/dcqcn
 SECS=8
@@ -73,15 +72,9 @@ aimd_run() {
 }
 
 dcqcn_run() {
-	trace_prepare || return 1
-	echo 0 >"$TRC/tracing_on"
-	echo >"$TRC/trace"
-	echo 1 >"$TRC/events/sroce/sroce_dcqcn_cut/enable"
-	echo 1 >"$TRC/tracing_on"
+	trace_on sroce_dcqcn_cut || return 1
 	bulk_counted dcqcn || return 1
-	echo 0 >"$TRC/tracing_on"
-	echo 0 >"$TRC/events/sroce/enable"
-	cat "$TRC/trace" >"$B.trace"
+	trace_off "$B.trace"
 	want dcqcn drv_cc = dcqcn
 	want dcqcn drv_dcqcn_cuts -gt 0
 	want dcqcn drv_pace_pps -gt 0

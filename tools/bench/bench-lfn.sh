@@ -222,24 +222,12 @@ ping_ms() {
 # LFN_TRACE=1: sroce's rate samples (the sroce_rate tracepoint: both legs
 # of each interval, and the model after it) to NAME.rate, for a look at
 # how the bandwidth estimate is made.
-rate_trace_on() {
-	local t=/sys/kernel/tracing
-	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ] || return 0
-	trace_prepare || return 0
-	echo 0 >"$t/tracing_on"
-	echo 16384 >"$t/buffer_size_kb"
-	echo >"$t/trace"
-	echo 1 >"$t/events/sroce/sroce_rate/enable"
-	echo 1 >"$t/tracing_on"
+rate_traced() {
+	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ]
 }
 
-rate_trace_off() {
-	local t=/sys/kernel/tracing
-	[ "${LFN_TRACE:-0}" = 1 ] && [ -d "/sys/kernel/debug/sroce/$1" ] || return 0
-	echo 0 >"$t/tracing_on"
-	echo 0 >"$t/events/sroce/sroce_rate/enable"
-	cat "$t/trace" >"$SROCE_RESULTS/$2.rate"
-}
+rate_trace_on() { ! rate_traced "$1" || TRACE_KB=16384 trace_on sroce_rate || true; }
+rate_trace_off() { ! rate_traced "$1" || trace_off "$SROCE_RESULTS/$2.rate"; }
 
 # Goodput of a perftest run in Mbit/s, timed apart from perftest: its
 # clock calibration fails on a loaded TCG host ("Correlation coefficient
@@ -338,8 +326,9 @@ tcp() {
 # udp NAME: what the path itself delivers, measured by a flow that needs
 # no feedback: iperf3 UDP, 1432-byte datagrams (sroce's large segments
 # carry as much), offered at LFN_UDP_MBIT (120) so that netem's queue never
-# runs dry.  The receiver's rate is the ceiling every other row is held
-# under on this host: netem's timers, virtio and the VMs' CPUs included.
+# runs dry.  What netem lets out meanwhile (A's eth0, steady_mbit) is the
+# ceiling every other row is held under on this host, netem's timers and
+# virtio included; B's iperf3 receives less (its socket drops under TCG).
 udp() {
 	local name=$1 spid
 	PORT=$((PORT + 1))
