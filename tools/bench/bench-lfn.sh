@@ -21,6 +21,8 @@
 # from the netdevs' byte counters over the second half of the run, when
 # the flows have found their rates. LFN_NETEM adds netem options to the
 # path (e.g. "reorder 25% 50%"); LFN_FAIR=0 skips the fairness runs;
+# LFN_UDP_MBIT (120) and LFN_FLOOR_MBIT (85) are the open-loop UDP flows'
+# rates for the path's ceiling and the pings' floor (udp());
 # LFN_ELIDE=1 turns ICRC elision on for the sroce devices (both VMs);
 # LFN_GSO=0 sends without trains (tx_gso, on here by default: the path
 # leaves through virtio-net, which cuts them); LFN_LARGE=0 keeps sroce's
@@ -50,8 +52,9 @@ if [ "$CLIENT" = lfn_write ] && [ ! -x "$LFN_WRITE" ]; then
 	exit 1
 fi
 # Which to measure (LFN_ONLY): a subset for a quicker look; "udp", the
-# path's own ceiling, is one of them.
-ONLY=${LFN_ONLY:-sroce rxe cubic bbr udp}
+# path's own ceiling, and "floor", the pings' (udp()), are two of them.
+ONLY=${LFN_ONLY:-sroce rxe cubic bbr udp floor}
+FLOOR_MBIT=${LFN_FLOOR_MBIT:-85}
 LOSSES=${LFN_LOSS:-0 0.1 1}
 DELAY=${LFN_DELAY_MS:-50}
 NETEM=${LFN_NETEM:-}
@@ -184,18 +187,25 @@ busy_pct() {
 		printf "%.0f\n", ($1 - b) * 100 / ($2 - t) }' "$1" 2>/dev/null
 }
 
-# sample_queue: the bytes netem on eth0 holds, twice a second.  They
-# are the delay line (DELAY ms at the link's rate, when it is full) and
-# the bottleneck's queue: set beside the pings, they tell whether the
-# pings wait in netem or in the guests (a CPU-bound receiver's backlog).
+# sample_queue: the bytes netem on eth0 holds, and the bytes eth0 has
+# sent, twice a second.  netem holds the delay line (what it let out in
+# the last DELAY ms) and the bottleneck's queue: set beside the pings,
+# the queue tells whether the pings wait in netem or in the guests.
+# One tc answers every query (-batch): a tc exec'd per sample took 14 %
+# of a vCPU under TCG (perf, 2026-12-07), from the guest that sends.
 sample_queue() {
-	local b line
+	local line tx
+	coproc TCQ { stdbuf -oL tc -s -batch - 2>/dev/null; }
+	# shellcheck disable=SC2064 # the coprocess's PID, now
+	trap "kill $TCQ_PID; wait $TCQ_PID; exit 0" TERM
 	while :; do
-		b=0
-		while read -r line; do
-			[[ $line =~ backlog\ ([0-9]+)b ]] && b=${BASH_REMATCH[1]}
-		done < <(tc -s qdisc show dev eth0)
-		echo "$EPOCHREALTIME $b"
+		echo "qdisc show dev eth0" >&"${TCQ[1]}"
+		while read -r -t 5 line <&"${TCQ[0]}"; do
+			[[ $line =~ backlog\ ([0-9]+)b ]] || continue
+			tx_of /proc/net/dev eth0 tx
+			echo "$EPOCHREALTIME ${BASH_REMATCH[1]} $tx"
+			break
+		done
 		nap 0.5
 	done
 }
@@ -207,11 +217,16 @@ median_max() {
 		if (NR) printf "%.0f/%.0f\n", v[int((NR + 1) / 2)], v[NR] }'
 }
 
-# queue_ms FILE: "median/max" ms that netem's bytes took at 100 Mbit/s,
-# less the delay line's DELAY ms: the bottleneck queue's delay.
+# queue_ms FILE: "median/max" ms of the bottleneck queue's delay: the
+# bytes netem held less its delay line (its output rate over the last
+# second times DELAY ms), at 100 Mbit/s.  The line is not taken for a
+# full link's: a flow at 85 Mbit/s would show 7 ms of queue as none.
 queue_ms() {
-	awk -v d="$DELAY" '{ print $2 * 8 / 1e5 - d }' "$1" 2>/dev/null |
-		median_max
+	awk -v d="$DELAY" '{ t[NR] = $1; x[NR] = $3 }
+		NR > 2 && $1 > t[NR - 2] {
+			line = (x[NR] - x[NR - 2]) / ($1 - t[NR - 2]) * d / 1000
+			print ($2 - line) * 8 / 1e5
+		}' "$1" 2>/dev/null | median_max
 }
 
 # ping_ms FILE: "median/max" of the round trips ping recorded, in ms.
@@ -301,6 +316,11 @@ perf() {
 	wait "$spid" 2>/dev/null
 	rate_trace_off "$dev" "$name"
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
+	# Frames over the second half, as the ceiling is taken (udp_table):
+	# eth0's bytes, which sample_queue keeps; the netdev's own count
+	# trains' headers once.
+	RES[wire-$name]=$(awk '{ print $1, $3 }' "$SROCE_RESULTS/$name.queue" |
+		steady_mbit /dev/stdin)
 	# lfn_write's receiver checked every byte, or the run counts for
 	# nothing.
 	if [ "$CLIENT" = lfn_write ] &&
@@ -323,12 +343,18 @@ tcp() {
 	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
 
-# udp NAME: what the path itself delivers, measured by a flow that needs
-# no feedback: iperf3 UDP, 1432-byte datagrams (sroce's large segments
-# carry as much), offered at LFN_UDP_MBIT (120) so that netem's queue never
-# runs dry.  What netem lets out meanwhile (A's eth0, steady_mbit) is the
-# ceiling every other row is held under on this host, netem's timers and
-# virtio included; B's iperf3 receives less (its socket drops under TCG).
+# udp NAME MBIT: a flow that needs no feedback, iperf3 UDP in 1432-byte
+# datagrams (sroce's large segments carry as much) offered at MBIT.
+# Two uses:
+#  - the path's ceiling (udp): offered at LFN_UDP_MBIT (120), netem's
+#    queue never runs dry, and what netem lets out meanwhile (A's eth0,
+#    steady_mbit) is what every other row is held under on this host,
+#    netem's timers and virtio included; B's iperf3 receives less (its
+#    socket drops under TCG);
+#  - the pings' floor (floor): offered at LFN_FLOOR_MBIT (85), a little
+#    under the ceiling, so that netem's queue stays short; the pings then
+#    show what carrying that much costs them in the guests and QEMU,
+#    before any sender's queue.
 udp() {
 	local name=$1 spid
 	PORT=$((PORT + 1))
@@ -338,17 +364,20 @@ udp() {
 	fi
 	run "$name" "" -- iperf3 -s -1 -p "$PORT" -- \
 		iperf3 -c 192.168.78.2 -p "$PORT" -t "$SECS" -u -l 1432 \
-			-b "${LFN_UDP_MBIT:-120}M" -f m
+			-b "$2M" -f m
 	[ "$SROCE_VM" = B ] && return 0
 	kill "$spid"
 	wait "$spid" 2>/dev/null
 	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
 	RES[wire-$name]=$(steady_mbit "$SROCE_RESULTS/$name.tx")
+	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
+	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
 
 # steady_mbit FILE: Mbit/s of a sample_tx FILE's bytes over the second
-# half of the time the counter moved: by then the offered 120 Mbit/s has
-# filled netem's queue, and what leaves is what netem can let out.
+# half of the time the counter moved: by then the ceiling's offered 120
+# Mbit/s has filled netem's queue, and what leaves is what netem can let
+# out; a closed-loop flow is past its startup.
 steady_mbit() {
 	awk '{ t[NR] = $1; b[NR] = $2 } NR > 1 && $2 != b[NR - 1] { if (!s) s = NR; l = NR }
 		END {
@@ -473,7 +502,10 @@ round() {
 		perf "rxe-$loss" "" rxe0 "$GR" 192.168.78.2 eth0 "$ITERS"
 	! listed cubic "$ONLY" || tcp "cubic-$loss" cubic
 	! listed bbr "$ONLY" || tcp "bbr-$loss" bbr
-	! listed udp "$ONLY" || udp "udp-$loss"
+	! listed udp "$ONLY" || udp "udp-$loss" "${LFN_UDP_MBIT:-120}"
+	# Loss does not move an open-loop flow's delays: once is enough.
+	! listed floor "$ONLY" || [ "$loss" != "${LOSSES%% *}" ] ||
+		udp "floor-$loss" "$FLOOR_MBIT"
 	[ "$FAIR" = 0 ] || [ "$loss" != 0 ] || {
 		fair "fair-cubic-$loss" cubic
 		fair "fair-sroce-$loss" sroce
@@ -493,6 +525,7 @@ table() {
 			printf "| %-6s | %14s | %12s | %9s | %7s | %9s |\n", l, s, r, c, b, ratio }'
 	done
 	udp_table
+	floor_table
 	echo
 	echo "## ping across the path during each run, median/max ms (base $((DELAY * 2)) ms)"
 	echo "| loss   | sroce     | rxe       | CUBIC     | BBR       |"
@@ -541,13 +574,28 @@ udp_table() {
 	echo
 	echo "## the path's ceiling: iperf3 UDP, 1432-byte datagrams at ${LFN_UDP_MBIT:-120} Mbit/s offered"
 	echo "(netem's output: frames A's eth0 sent, Mbit/s; the payload sroce's 1432-byte"
-	echo "segments would carry in as many bytes of frames; what B's iperf3 received)"
+	echo "segments would carry in as many bytes of frames; what B's iperf3 received;"
+	echo "sroce's frames over the second half of its run, retransmits included, and"
+	echo "their share of netem's)"
 	for loss in $LOSSES; do
-		awk -v l="$loss" -v u="${RES[udp-$loss]:-}" -v w="${RES[wire-udp-$loss]:-}" 'BEGIN {
-			if (w > 0) printf "  %s %%: netem sent %.1f, sroce payload %.1f, received %s\n",
-				l, w, w * 1432 / 1490, u
-			else printf "  %s %%: n/a\n", l }'
+		awk -v l="$loss" -v u="${RES[udp-$loss]:-}" -v w="${RES[wire-udp-$loss]:-}" \
+			-v s="${RES[wire-sroce-$loss]:-}" 'BEGIN {
+			if (w > 0) printf "  %s %%: netem sent %.1f, sroce payload %.1f, received %s", l, w, w * 1432 / 1490, u
+			else printf "  %s %%: n/a", l
+			if (s > 0 && w > 0) printf "; sroce sent %.1f (%.0f %%)", s, s * 100 / w
+			printf "\n" }'
 	done
+}
+
+# The pings' floor (udp()): what the pings cost with no sender's queue.
+floor_table() {
+	local loss=${LOSSES%% *}
+	listed floor "$ONLY" || return 0
+	echo
+	echo "## the pings' floor: iperf3 UDP, 1432-byte datagrams at $FLOOR_MBIT Mbit/s offered, $loss % loss"
+	echo "(no feedback, so no sender's queue: what carrying this much costs a ping here)"
+	echo "  netem sent ${RES[wire-floor-$loss]:-n/a} Mbit/s; ping median/max ${RES[ping-floor-$loss]:-n/a} ms;" \
+		"netem's queue median/max ${RES[queue-floor-$loss]:-n/a} ms"
 }
 
 # The fairness runs: each flow's Mbit/s over the run's second half.
