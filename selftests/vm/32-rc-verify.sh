@@ -130,6 +130,20 @@ trains_run() {
 		--ours 192.168.77.2 --pmtu 1024 --min-ours 100 /tmp/trains.pcap
 }
 
+# trains_local: a train toward this host's own address leaves packet by
+# packet (to lo, or to a local device), so every byte arrives and
+# tx_trains stays where it was; tx_packets counts each packet.
+trains_local() {
+	local t0 t1 p0 p1
+	t0=$(counter ns1 fab1 tx_trains)
+	p0=$(counter ns1 fab1 tx_packets)
+	"$RCV" -d fab1 -g "$G4A" -m 1024 -n 4 -s 200000 || return 1
+	t1=$(counter ns1 fab1 tx_trains)
+	p1=$(counter ns1 fab1 tx_packets)
+	echo "loopback: tx_trains $t0 -> $t1, tx_packets $p0 -> $p1"
+	[ "$t1" = "$t0" ] && [ "$p1" -gt $((p0 + 100)) ]
+}
+
 # large_run Y|N: large segments between the two sroce devices (seg.c).
 # On, the capture holds SEND/WRITE packets longer than the path MTU, all
 # FIRST/MIDDLE ones of the size a 1500-byte link carries over IPv4, and
@@ -157,7 +171,7 @@ large_run() {
 	fi
 }
 
-tap_plan 26
+tap_plan 27
 topo_sroce_pair
 
 for mtu in 256 1024 4096; do
@@ -197,6 +211,8 @@ tap_check "trains off: one skb per packet, tx_trains still" \
 echo Y >"$PARAMS/tx_gso"
 tap_check "trains cut by the veths: every byte, each datagram captured checks" \
 	trains_run
+tap_check "trains toward this host: packet by packet, tx_trains still" \
+	trains_local
 tap_require "fab3 and fab4 on a veth inside ns1" add_local_pair
 tap_check "local delivery on: loopback and fab3<->fab4 past lo, tx_local counts" \
 	local_run Y

@@ -39,6 +39,9 @@
 #include "rc.h"
 #include "trace.h"
 
+/* sroce_tx_ip4_gso(): a train to this host, to be sent packet by packet. */
+#define SROCE_TX_SPLIT		1
+
 void sroce_tx_hdr_init(const struct sroce_qp *qp, struct sroce_pkt_hdr *h,
 		       u8 opcode, u32 psn)
 {
@@ -500,7 +503,10 @@ static void sroce_tx_gso_append(struct sk_buff *head, struct sk_buff *m)
  * and the driver's doorbell for the train, as TCP's segments get.  Each
  * segment's ICRC is computed here for the identification and lengths
  * that segmentation gives it.  A nonzero UDP checksum comes with GSO, so
- * only a sroce peer gets trains.  Consumes the train.
+ * only a sroce peer gets trains.  Consumes the train, but for one to
+ * this host's own addresses: SROCE_TX_SPLIT, and the caller sends each
+ * packet alone, as sroce_tx_ip4() hands it to a local device (local.c)
+ * or to lo.
  */
 static int sroce_tx_ip4_gso(struct sroce_qp *qp, struct sk_buff_head *q,
 			    struct socket *sock, u8 ecn)
@@ -519,15 +525,10 @@ static int sroce_tx_ip4_gso(struct sroce_qp *qp, struct sk_buff_head *q,
 		return PTR_ERR(rt);
 	}
 	sroce_tx_note_route(qp, &rt->dst);
-	/*
-	 * This host's own addresses: one by one, as sroce_tx_ip4() hands
-	 * each to a local device (local.c) or to lo.
-	 */
+	/* This host's own addresses: the caller sends them one by one. */
 	if (rt->dst.dev->flags & IFF_LOOPBACK) {
 		ip_rt_put(rt);
-		while ((m = __skb_dequeue(q)))
-			sroce_tx_ip4(qp, m, sock, ecn);
-		return 0;
+		return SROCE_TX_SPLIT;
 	}
 	head = __skb_dequeue(q);
 	size = head->len;
@@ -848,6 +849,12 @@ void sroce_tx_train(struct sroce_qp *qp, struct sk_buff_head *q, u8 ecn)
 	}
 	rcu_read_unlock();
 	local_bh_enable();
+	if (err == SROCE_TX_SPLIT) {
+		/* Each counted as it goes: no train left. */
+		while ((skb = __skb_dequeue(q)))
+			sroce_tx_out(qp, skb, ecn);
+		return;
+	}
 	sroce_tx_count(qp, err, n, bytes, zc);
 	if (!err)
 		sroce_cnt_inc(&qp->sdev->cnt, SROCE_CNT_TX_TRAINS);
