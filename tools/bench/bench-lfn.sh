@@ -317,10 +317,8 @@ perf() {
 	rate_trace_off "$dev" "$name"
 	RES[$name]=$(goodput_mbit "$SROCE_RESULTS/$name.tx" "$iters")
 	# Frames over the second half, as the ceiling is taken (udp_table):
-	# eth0's bytes, which sample_queue keeps; the netdev's own count
-	# trains' headers once.
-	RES[wire-$name]=$(awk '{ print $1, $3 }' "$SROCE_RESULTS/$name.queue" |
-		steady_mbit /dev/stdin)
+	# the netdev's own count has trains' headers once.
+	RES[wire-$name]=$(wire_mbit "$name")
 	# lfn_write's receiver checked every byte, or the run counts for
 	# nothing.
 	if [ "$CLIENT" = lfn_write ] &&
@@ -348,7 +346,7 @@ tcp() {
 # Two uses:
 #  - the path's ceiling (udp): offered at LFN_UDP_MBIT (120), netem's
 #    queue never runs dry, and what netem lets out meanwhile (A's eth0,
-#    steady_mbit) is what every other row is held under on this host,
+#    wire_mbit) is what every other row is held under on this host,
 #    netem's timers and virtio included; B's iperf3 receives less (its
 #    socket drops under TCG);
 #  - the pings' floor (floor): offered at LFN_FLOOR_MBIT (85), a little
@@ -356,20 +354,14 @@ tcp() {
 #    show what carrying that much costs them in the guests and QEMU,
 #    before any sender's queue.
 udp() {
-	local name=$1 spid
+	local name=$1
 	PORT=$((PORT + 1))
-	if [ "$SROCE_VM" = A ]; then
-		sample_tx "" eth0 >"$SROCE_RESULTS/$name.tx" &
-		spid=$!
-	fi
 	run "$name" "" -- iperf3 -s -1 -p "$PORT" -- \
 		iperf3 -c 192.168.78.2 -p "$PORT" -t "$SECS" -u -l 1432 \
 			-b "$2M" -f m
 	[ "$SROCE_VM" = B ] && return 0
-	kill "$spid"
-	wait "$spid" 2>/dev/null
 	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
-	RES[wire-$name]=$(steady_mbit "$SROCE_RESULTS/$name.tx")
+	RES[wire-$name]=$(wire_mbit "$name")
 	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
 	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
 }
@@ -377,13 +369,19 @@ udp() {
 # steady_mbit FILE: Mbit/s of a sample_tx FILE's bytes over the second
 # half of the time the counter moved: by then the ceiling's offered 120
 # Mbit/s has filled netem's queue, and what leaves is what netem can let
-# out; a closed-loop flow is past its startup.
+# out; a closed-loop flow is past its startup.  wire_mbit NAME: the same
+# of the frames eth0 sent (what netem let out) during run NAME, from the
+# bytes sample_queue kept beside netem's backlog.
 steady_mbit() {
 	awk '{ t[NR] = $1; b[NR] = $2 } NR > 1 && $2 != b[NR - 1] { if (!s) s = NR; l = NR }
 		END {
 			m = int((s + l) / 2)
 			if (s && l - 1 > m) printf "%.1f\n", (b[l - 1] - b[m]) * 8 / (t[l - 1] - t[m]) / 1e6
 		}' "$1"
+}
+
+wire_mbit() {
+	awk '{ print $1, $3 }' "$SROCE_RESULTS/$1.queue" | steady_mbit /dev/stdin
 }
 
 # ---------------------------------------------------------- fairness ----
@@ -450,9 +448,19 @@ overlap() {
 	}' "$d/$1.start" "$d/$1.end" "$d/$2.start" "$d/$2.end"
 }
 
-# sroce_srv NS DEV GID PORT: ib_write_bw for FAIR_SECS seconds (-D), the
-# server's words (the client's: the same and the peer's address).
-sroce_srv() { echo ib_write_bw -d "$2" -x "$3" -F -u 18 -s 65536 -D "$FAIR_SECS" -p "$4"; }
+# sroce_srv NS DEV GID PORT: the server's words (the client's: the same
+# and the peer's address): ib_write_bw for FAIR_SECS seconds (-D), or
+# with LFN_CLIENT=lfn_write, which has no duration, as many messages as
+# 40 Mbit/s moves in that time (a flow that gets more ends sooner; the
+# shares are taken while both ran).
+sroce_srv() {
+	if [ "$CLIENT" = lfn_write ]; then
+		echo "$LFN_WRITE" -d "$2" -x "$3" -s 65536 -w 128 \
+			-n $((FAIR_SECS * 76)) -p "$4"
+	else
+		echo ib_write_bw -d "$2" -x "$3" -F -u 18 -s 65536 -D "$FAIR_SECS" -p "$4"
+	fi
+}
 
 # fair NAME OTHER: sroce (fab0) and OTHER (cubic or sroce, i.e. fab1) at
 # once, for FAIR_SECS seconds each; the shares are taken over the second
