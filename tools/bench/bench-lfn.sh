@@ -229,6 +229,12 @@ queue_ms() {
 		}' "$1" 2>/dev/null | median_max
 }
 
+# delays NAME: run NAME's pings and netem's queue, as "median/max" ms.
+delays() {
+	RES[ping-$1]=$(ping_ms "$SROCE_RESULTS/$1.ping")
+	RES[queue-$1]=$(queue_ms "$SROCE_RESULTS/$1.queue")
+}
+
 # ping_ms FILE: "median/max" of the round trips ping recorded, in ms.
 ping_ms() {
 	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" 2>/dev/null | median_max
@@ -326,8 +332,7 @@ perf() {
 		echo "$name: lfn_write failed (see $name.log)" >&2
 		RES[$name]=FAIL
 	fi
-	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
-	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
+	delays "$name"
 }
 
 tcp() {
@@ -337,8 +342,7 @@ tcp() {
 		iperf3 -c 192.168.78.2 -p "$PORT" -t "$SECS" -C "$cc" -f m
 	[ "$SROCE_VM" = B ] && return 0
 	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
-	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
-	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
+	delays "$name"
 }
 
 # udp NAME MBIT: a flow that needs no feedback, iperf3 UDP in 1432-byte
@@ -362,26 +366,21 @@ udp() {
 	[ "$SROCE_VM" = B ] && return 0
 	RES[$name]=$(iperf_mbit "$SROCE_RESULTS/$name.log")
 	RES[wire-$name]=$(wire_mbit "$name")
-	RES[ping-$name]=$(ping_ms "$SROCE_RESULTS/$name.ping")
-	RES[queue-$name]=$(queue_ms "$SROCE_RESULTS/$name.queue")
+	delays "$name"
 }
 
-# steady_mbit FILE: Mbit/s of a sample_tx FILE's bytes over the second
-# half of the time the counter moved: by then the ceiling's offered 120
-# Mbit/s has filled netem's queue, and what leaves is what netem can let
-# out; a closed-loop flow is past its startup.  wire_mbit NAME: the same
-# of the frames eth0 sent (what netem let out) during run NAME, from the
-# bytes sample_queue kept beside netem's backlog.
-steady_mbit() {
-	awk '{ t[NR] = $1; b[NR] = $2 } NR > 1 && $2 != b[NR - 1] { if (!s) s = NR; l = NR }
+# wire_mbit NAME: Mbit/s of the frames eth0 sent (what netem let out)
+# during run NAME, from the bytes sample_queue kept beside netem's
+# backlog, over the second half of the time the counter moved: by then
+# the ceiling's offered 120 Mbit/s has filled netem's queue, and what
+# leaves is what netem can let out; a closed-loop flow is past its
+# startup.
+wire_mbit() {
+	awk '{ t[NR] = $1; b[NR] = $3 } NR > 1 && $3 != b[NR - 1] { if (!s) s = NR; l = NR }
 		END {
 			m = int((s + l) / 2)
 			if (s && l - 1 > m) printf "%.1f\n", (b[l - 1] - b[m]) * 8 / (t[l - 1] - t[m]) / 1e6
-		}' "$1"
-}
-
-wire_mbit() {
-	awk '{ print $1, $3 }' "$SROCE_RESULTS/$1.queue" | steady_mbit /dev/stdin
+		}' "$SROCE_RESULTS/$1.queue"
 }
 
 # ---------------------------------------------------------- fairness ----
