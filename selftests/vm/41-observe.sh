@@ -21,7 +21,7 @@ MTU=512
 # (rdma(8) prints each with a "drv_" prefix).
 FIELDS="home_cpu prio psn_next psn_una psn_max in_flight psn_expected msn cwnd
 	srtt_us rttvar_us retransmits timeouts retry_left tx_queued sacked lost
-	ofo_held rack_min_rtt_us bw_pps min_rtt_us pace_pps elide_req elide_resp seg cc sr"
+	ofo_held rack_min_rtt_us bw_pps min_rtt_us wan_share pace_pps elide_req elide_resp seg cc sr"
 
 pingpong() {
 	local iters=$1

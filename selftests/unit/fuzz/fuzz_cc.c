@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rs.rtt_ns = sroce_be_load32(p + 13) * (uint64_t)(p[17] & 0xf);
 		rs.inflight = sroce_be_load16(p + 18);
 		rs.app_limited = p[17] & 0x80;
+		rs.late = p[17] & 0x40;
 		sroce_wan_ack(&w, &rs, now);
 		assert(w.cwnd >= 16 && w.cwnd <= 8192);
 		assert(w.state <= SROCE_WAN_PROBE_RTT && w.cycle < SROCE_WAN_CYCLE);

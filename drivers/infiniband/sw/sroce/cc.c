@@ -147,6 +147,7 @@ void sroce_cc_arm(struct sroce_qp *qp)
 	memset(&req->rs, 0, sizeof(req->rs));
 	sroce_cc_set_pace(qp, 0);
 	req->pace_next_ns = now;
+	req->pace_behind = false;
 	sroce_dcqcn_init(&req->dcqcn, SROCE_DCQCN_PERIOD_MIN_NS, now);
 }
 
@@ -191,16 +192,23 @@ void sroce_cc_acked(struct sroce_qp *qp, u32 n)
 		trace_sroce_cwnd(qp->ibqp.qp_num, c->cwnd, SROCE_WHY_ACK);
 }
 
-/* A record about to be sent: what was delivered by then (rate samples). */
+/*
+ * A record just sent: what was delivered by then (rate samples), and
+ * whether the sender kept its pace (sroce_cc_paced()).  Only a cruising
+ * WAN model asks: in startup, late packets must not keep it from finding
+ * the path full.
+ */
 void sroce_cc_sent(struct sroce_req *req, struct sroce_txpkt *p)
 {
 	p->del = req->delivered;
 	p->del_ns = req->delivered_ns;
 	p->first_tx_ns = req->first_tx_ns;
+	p->flags &= ~(SROCE_TXPKT_APP_LIMITED | SROCE_TXPKT_LATE);
 	if (req->app_limited)
 		p->flags |= SROCE_TXPKT_APP_LIMITED;
-	else
-		p->flags &= ~SROCE_TXPKT_APP_LIMITED;
+	if (req->pace_gap_ns && req->cc == SROCE_CC_WAN &&
+	    req->wan.state == SROCE_WAN_PROBE_BW && req->pace_behind)
+		p->flags |= SROCE_TXPKT_LATE;
 }
 
 /*
@@ -242,6 +250,7 @@ void sroce_cc_delivered(struct sroce_req *req, const struct sroce_txpkt *p,
 	rs->rtt_ns = !(p->flags & SROCE_TXPKT_RESENT) && now > p->xmit_ns ?
 		     now - p->xmit_ns : 0;
 	rs->app_limited = p->flags & SROCE_TXPKT_APP_LIMITED;
+	rs->late = p->flags & SROCE_TXPKT_LATE;
 }
 
 /* The response is handled: feed its rate sample to the model. */
@@ -289,8 +298,8 @@ bool sroce_cc_pace_ok(struct sroce_qp *qp)
 }
 
 /*
- * A data packet of @len bytes went: the next one is due a gap later;
- * DCQCN's byte counter and timers move.
+ * A data packet of @len bytes went: whether it went behind its pace, and
+ * the next one is due a gap later; DCQCN's byte counter and timers move.
  */
 void sroce_cc_paced(struct sroce_qp *qp, u32 len)
 {
@@ -303,9 +312,11 @@ void sroce_cc_paced(struct sroce_qp *qp, u32 len)
 	if (req->cc == SROCE_CC_DCQCN &&
 	    sroce_dcqcn_sent(&req->dcqcn, len, now))
 		sroce_cc_set_pace(qp, sroce_dcqcn_pps(&req->dcqcn));
-	if (req->pace_gap_ns)
-		req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
-						    req->pace_gap_ns);
+	if (!req->pace_gap_ns)
+		return;
+	req->pace_behind = sroce_pace_behind(req->pace_next_ns, now);
+	req->pace_next_ns = sroce_pace_next(req->pace_next_ns, now,
+					    req->pace_gap_ns);
 }
 
 /*

@@ -137,8 +137,9 @@ struct sroce_req {
 	/*
 	 * Congestion control (cc.c): the policy; the WAN model; packets
 	 * delivered so far and when the last was, and this ACK's rate
-	 * sample; the pace (0: none) and when the next data packet is due
-	 * (sroce_clock_ns()).  DCQCN's rate, and when this QP last sent a
+	 * sample; the pace (0: none), when the next data packet is due
+	 * (sroce_clock_ns()) and whether the last one went behind it.
+	 * DCQCN's rate, and when this QP last sent a
 	 * CNP (as a notification point, whatever its own policy).
 	 */
 	u8 cc;				/* enum sroce_cc_mode */
@@ -152,6 +153,7 @@ struct sroce_req {
 	struct sroce_rate_sample rs;
 	u64 pace_gap_ns;
 	u64 pace_next_ns;
+	bool pace_behind;
 	u64 pace_kbps;			/* its share of rc_pacing_kbps */
 
 	/*

@@ -89,6 +89,7 @@ static void sroce_qp_snap_rc(struct sroce_qp *qp, struct sroce_qp_snap *s)
 			  sroce_qp_snap_u32(div_u64(READ_ONCE(req->wan.min_rtt_ns),
 						    NSEC_PER_USEC)));
 	sroce_qp_snap_add(s, "wan_state", READ_ONCE(req->wan.state));
+	sroce_qp_snap_add(s, "wan_share", READ_ONCE(req->wan.share_cwnd));
 	sroce_qp_snap_add(s, "pace_pps", READ_ONCE(req->pace_gap_ns) ?
 			  sroce_qp_snap_u32(div64_u64(NSEC_PER_SEC,
 						      READ_ONCE(req->pace_gap_ns))) :

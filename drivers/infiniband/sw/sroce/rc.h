@@ -91,6 +91,7 @@ enum {
 	SROCE_TXPKT_LOST	= 1 << 1,	/* to be resent */
 	SROCE_TXPKT_RESENT	= 1 << 2,	/* sent more than once */
 	SROCE_TXPKT_APP_LIMITED	= 1 << 3,	/* sent with the SQ run dry */
+	SROCE_TXPKT_LATE	= 1 << 4,	/* sent behind its pace */
 };
 
 /* A packet in flight (req.pkts). */

@@ -70,9 +70,22 @@ uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w)
 }
 
 /*
+ * Samples that show a limit of our own, not the path's: the application
+ * had nothing to send, the sender's CPU was behind its pace, or the
+ * queue share (sroce_wan_share()) held the window.  They may raise the estimate but not age it out; else the
+ * share's cut would lower the estimate, the estimate the window, and a
+ * flow once cut would never win its share back.
+ */
+static bool sroce_wan_limited(const struct sroce_wan *w,
+			      const struct sroce_rate_sample *rs)
+{
+	return rs->app_limited || rs->late || w->share_cwnd;
+}
+
+/*
  * A new round begins when a packet sent after the last one began is acked.
- * Rounds whose samples the application limited leave the bandwidth of the
- * last full rounds in place rather than forget it.
+ * Rounds whose samples we limited leave the bandwidth of the last full
+ * rounds in place rather than forget it.
  */
 static bool sroce_wan_round(struct sroce_wan *w,
 			    const struct sroce_rate_sample *rs)
@@ -80,7 +93,7 @@ static bool sroce_wan_round(struct sroce_wan *w,
 	if (rs->prior_delivered < w->round_end)
 		return false;
 	w->round_end = rs->delivered;
-	if (rs->app_limited)
+	if (sroce_wan_limited(w, rs))
 		return true;
 	w->round++;
 	w->bw[w->round % SROCE_WAN_BW_ROUNDS] = 0;
@@ -97,8 +110,8 @@ static void sroce_wan_bw_sample(struct sroce_wan *w,
 	if (!n || !rs->interval_ns || rs->interval_ns < w->min_rtt_ns)
 		return;
 	bw = sroce_div64(n * NS_PER_S, rs->interval_ns);
-	/* The application's rate says only that the path does at least it. */
-	if (rs->app_limited && bw <= sroce_wan_bw(w))
+	/* Our own limit's rate says only that the path does at least it. */
+	if (sroce_wan_limited(w, rs) && bw <= sroce_wan_bw(w))
 		return;
 	if (bw > *slot)
 		*slot = bw;
@@ -127,9 +140,17 @@ static void sroce_wan_min_rtt(struct sroce_wan *w, uint64_t rtt, uint64_t now)
 	}
 }
 
+/*
+ * Half the BDP; or, for a flow that its queue share holds (whose estimate
+ * is kept, not aged), half that share, so that flows sharing a queue all
+ * halve what they keep in it and the queue does drain.
+ */
 static uint64_t sroce_wan_probe_rtt_cwnd(const struct sroce_wan *w)
 {
 	uint64_t c = sroce_wan_bdp(w) / 2;
+
+	if (w->share_cwnd && w->share_cwnd / 2 < c)
+		c = w->share_cwnd / 2;
 
 	return c < w->min_cwnd ? w->min_cwnd : c;
 }
@@ -201,6 +222,86 @@ static void sroce_wan_state(struct sroce_wan *w,
 }
 
 /*
+ * The queue share: at the end of each round in PROBE_BW, the packets this
+ * flow keeps queued at the bottleneck are its inflight times the part of
+ * the round's lowest RTT that is queue (Little's law).  Over
+ * SROCE_WAN_QUEUE_PKTS, the window is capped to take back half the
+ * excess.  Under half that, a capped flow's cap grows again, and goes
+ * once it no longer binds; a flow without a cap that finds a queue
+ * (the round's lowest RTT an eighth over the minimum) raises its
+ * estimate, so that it paces faster and claims its part of the queue.
+ * Between the two, nothing moves, so that a flow at its share does not
+ * swing around it.
+ *
+ * Why: the bandwidth estimate is the maximum of noisy samples and runs
+ * above the path, so flows end bound by their windows, each window
+ * twice the flow's own estimate; their shares of the queue then follow
+ * those windows whatever they are, and the flow that came first keeps
+ * what it took.  A share of the queue counted in packets, the same for
+ * every flow, is what the shares converge to instead (as in TCP Vegas):
+ * the larger flow holds more of the queue, so it is the one cut, and
+ * the smaller one, paced at its own low estimate, the one that grows.
+ * The round's lowest RTT, not each sample, is taken, so that the guests'
+ * own jitter is not read as queue.
+ */
+static uint64_t sroce_wan_queued(const struct sroce_wan *w,
+				 const struct sroce_rate_sample *rs,
+				 uint64_t rtt)
+{
+	uint64_t q;
+
+	if (rtt <= w->min_rtt_ns)
+		return 0;
+	q = sroce_div64(rs->inflight * (rtt - w->min_rtt_ns), rtt);
+	return q < rs->inflight ? q : rs->inflight;	/* no wrap */
+}
+
+static void sroce_wan_share_grow(struct sroce_wan *w)
+{
+	uint64_t grow = w->share_cwnd / 16, cap;
+
+	if (grow < SROCE_WAN_QUEUE_PKTS / 8)
+		grow = SROCE_WAN_QUEUE_PKTS / 8;
+	cap = w->share_cwnd + grow;
+	w->share_cwnd = cap >= sroce_wan_bdp(w) * SROCE_WAN_CWND_GAIN / 4 ?
+			0 : (uint32_t)cap;
+}
+
+/* An eighth of the queue share more per round trip, as a rate. */
+static void sroce_wan_share_claim(struct sroce_wan *w)
+{
+	uint64_t *slot = &w->bw[w->round % SROCE_WAN_BW_ROUNDS];
+	uint64_t bw = sroce_wan_bw(w) +
+		      sroce_div64(SROCE_WAN_QUEUE_PKTS / 8 * NS_PER_S,
+				  w->min_rtt_ns);
+
+	if (bw > *slot)
+		*slot = bw;
+}
+
+static void sroce_wan_share(struct sroce_wan *w,
+			    const struct sroce_rate_sample *rs)
+{
+	uint64_t rtt = w->round_rtt_ns, queued, cap;
+
+	w->round_rtt_ns = 0;
+	if (w->state != SROCE_WAN_PROBE_BW || !rtt || !w->min_rtt_ns ||
+	    rs->app_limited)
+		return;
+	queued = sroce_wan_queued(w, rs, rtt);
+	if (queued > SROCE_WAN_QUEUE_PKTS) {
+		cap = rs->inflight - (queued - SROCE_WAN_QUEUE_PKTS) / 2;
+		w->share_cwnd = cap < w->min_cwnd ? w->min_cwnd : (uint32_t)cap;
+	} else if (queued > SROCE_WAN_QUEUE_PKTS / 2) {
+		return;
+	} else if (w->share_cwnd) {
+		sroce_wan_share_grow(w);
+	} else if (!rs->late && rtt > w->min_rtt_ns + w->min_rtt_ns / 8) {
+		sroce_wan_share_claim(w);
+	}
+}
+
+/*
  * The window: twice the BDP once it is known (enough for ACKs that come
  * in bunches); in startup it grows by what each ACK delivers.
  */
@@ -219,6 +320,8 @@ static void sroce_wan_cwnd(struct sroce_wan *w,
 
 		c = c < cap ? c : cap;
 	}
+	if (w->share_cwnd && c > w->share_cwnd)
+		c = w->share_cwnd;
 	if (c < w->min_cwnd)
 		c = w->min_cwnd;
 	if (c > w->max_cwnd)
@@ -232,6 +335,10 @@ void sroce_wan_ack(struct sroce_wan *w, const struct sroce_rate_sample *rs,
 	bool round;
 
 	sroce_wan_min_rtt(w, rs->rtt_ns, now);
+	if (rs->prior_delivered >= w->round_end)
+		sroce_wan_share(w, rs);
+	if (rs->rtt_ns && (!w->round_rtt_ns || rs->rtt_ns < w->round_rtt_ns))
+		w->round_rtt_ns = rs->rtt_ns;
 	round = sroce_wan_round(w, rs);
 	sroce_wan_bw_sample(w, rs);
 	/* Startup is over when the path stops giving more, not the sender. */
