@@ -224,11 +224,11 @@ static void sroce_wan_state(struct sroce_wan *w,
 /*
  * The queue share: at the end of each round in PROBE_BW, the packets this
  * flow keeps queued at the bottleneck are its inflight times the part of
- * the round's lowest RTT that is queue (Little's law).  Over
+ * the RTT that is queue (Little's law).  Over
  * SROCE_WAN_QUEUE_PKTS, the window is capped to take back half the
  * excess.  Under half that, a capped flow's cap grows again, and goes
  * once it no longer binds; a flow without a cap that finds a queue
- * (the round's lowest RTT an eighth over the minimum) raises its
+ * (the RTT an eighth over the minimum) raises its
  * estimate, so that it paces faster and claims its part of the queue.
  * Between the two, nothing moves, so that a flow at its share does not
  * swing around it.
@@ -241,8 +241,10 @@ static void sroce_wan_state(struct sroce_wan *w,
  * every flow, is what the shares converge to instead (as in TCP Vegas):
  * the larger flow holds more of the queue, so it is the one cut, and
  * the smaller one, paced at its own low estimate, the one that grows.
- * The round's lowest RTT, not each sample, is taken, so that the guests'
- * own jitter is not read as queue.
+ * The lowest RTT of this round and the one before, not each sample, is
+ * taken, so that the guests' own jitter is not read as queue: under 1 %
+ * loss, with one ACK for a hundred packets, a round of 100 ms has only
+ * some twenty samples, and the lowest of them can be 50 ms over the path.
  */
 static uint64_t sroce_wan_queued(const struct sroce_wan *w,
 				 const struct sroce_rate_sample *rs,
@@ -284,6 +286,9 @@ static void sroce_wan_share(struct sroce_wan *w,
 {
 	uint64_t rtt = w->round_rtt_ns, queued, cap;
 
+	if (w->last_rtt_ns && (!rtt || w->last_rtt_ns < rtt))
+		rtt = w->last_rtt_ns;
+	w->last_rtt_ns = w->round_rtt_ns;
 	w->round_rtt_ns = 0;
 	if (w->state != SROCE_WAN_PROBE_BW || !rtt || !w->min_rtt_ns ||
 	    rs->app_limited)

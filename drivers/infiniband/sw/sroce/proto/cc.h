@@ -75,6 +75,7 @@ struct sroce_wan {
 	uint64_t probe_rtt_end;	/* PROBE_RTT ends then; 0: not down yet */
 	uint32_t prior_cwnd;	/* the window PROBE_RTT gives back */
 	uint64_t round_rtt_ns;	/* the lowest RTT of this round; 0: none */
+	uint64_t last_rtt_ns;	/* ... and of the round before */
 	uint32_t share_cwnd;	/* the queue share's cap; 0: none */
 	uint32_t cwnd;
 	uint32_t min_cwnd;
