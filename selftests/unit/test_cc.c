@@ -82,6 +82,19 @@ static void test_rules(void)
 	is(w.cwnd, 16, "never below the minimum window");
 }
 
+/* A model cruising in PROBE_BW at @bw pps over @min_rtt, fresh at @at. */
+static void wan_cruising(struct sroce_wan *w, uint64_t bw, uint64_t min_rtt,
+			 uint64_t at)
+{
+	sroce_wan_init(w, 16, 1024, 8192, 0);
+	w->state = SROCE_WAN_PROBE_BW;
+	w->full = true;
+	w->cycle = 2;
+	w->bw[0] = bw;
+	w->min_rtt_ns = min_rtt;
+	w->min_rtt_at = at;
+}
+
 /*
  * PROBE_RTT: once the minimum RTT is ten seconds old, half the BDP in
  * flight for 200 ms shows the bare path, then the window comes back.
@@ -92,13 +105,7 @@ static void test_probe_rtt(void)
 	struct sroce_wan w;
 	uint64_t t = 20 * NS, end;
 
-	sroce_wan_init(&w, 16, 1024, 8192, 0);
-	w.state = SROCE_WAN_PROBE_BW;
-	w.full = true;
-	w.cycle = 2;
-	w.bw[0] = 10000;
-	w.min_rtt_ns = 10 * MS;
-	w.min_rtt_at = t;
+	wan_cruising(&w, 10000, 10 * MS, t);
 	w.cwnd = 200;
 	rs.acked = 1;
 	rs.rtt_ns = 30 * MS;
@@ -551,13 +558,7 @@ static void test_share(void)
 	uint64_t t = NS;
 	unsigned int i;
 
-	sroce_wan_init(&w, 16, 1024, 8192, 0);
-	w.state = SROCE_WAN_PROBE_BW;
-	w.full = true;
-	w.cycle = 2;
-	w.bw[0] = 10000;
-	w.min_rtt_ns = 100 * MS;
-	w.min_rtt_at = t;
+	wan_cruising(&w, 10000, 100 * MS, t);
 	w.cwnd = 2000;
 	rs.delivered = 1000;
 	share_round(&w, &rs, &t, 150 * MS, 1500, 1000);
@@ -602,13 +603,7 @@ static void test_share_claim(void)
 	struct sroce_wan w;
 	uint64_t t = NS;
 
-	sroce_wan_init(&w, 16, 1024, 8192, 0);
-	w.state = SROCE_WAN_PROBE_BW;
-	w.full = true;
-	w.cycle = 2;
-	w.bw[0] = 5000;
-	w.min_rtt_ns = 100 * MS;
-	w.min_rtt_at = t;
+	wan_cruising(&w, 5000, 100 * MS, t);
 	rs.delivered = 1000;
 	share_round(&w, &rs, &t, 130 * MS, 300, 500);
 	share_round(&w, &rs, &t, 130 * MS, 300, 500);

@@ -72,9 +72,10 @@ uint64_t sroce_wan_pacing_pps(const struct sroce_wan *w)
 /*
  * Samples that show a limit of our own, not the path's: the application
  * had nothing to send, the sender's CPU was behind its pace, or the
- * queue share (sroce_wan_share()) held the window.  They may raise the estimate but not age it out; else the
- * share's cut would lower the estimate, the estimate the window, and a
- * flow once cut would never win its share back.
+ * queue share (sroce_wan_share()) held the window.  They may raise the
+ * estimate but not age it out; else the share's cut would lower the
+ * estimate, the estimate the window, and a flow once cut would never
+ * win its share back.
  */
 static bool sroce_wan_limited(const struct sroce_wan *w,
 			      const struct sroce_rate_sample *rs)
@@ -224,14 +225,13 @@ static void sroce_wan_state(struct sroce_wan *w,
 /*
  * The queue share: at the end of each round in PROBE_BW, the packets this
  * flow keeps queued at the bottleneck are its inflight times the part of
- * the RTT that is queue (Little's law).  Over
- * SROCE_WAN_QUEUE_PKTS, the window is capped to take back half the
- * excess.  Under half that, a capped flow's cap grows again, and goes
- * once it no longer binds; a flow without a cap that finds a queue
- * (the RTT an eighth over the minimum) raises its
- * estimate, so that it paces faster and claims its part of the queue.
- * Between the two, nothing moves, so that a flow at its share does not
- * swing around it.
+ * the RTT that is queue (Little's law).  Over SROCE_WAN_QUEUE_PKTS, the
+ * window is capped to take back half the excess.  Under half that, a
+ * capped flow's cap grows again, and goes once it no longer binds; a
+ * flow without a cap that finds a queue (the RTT an eighth over the
+ * minimum) raises its estimate, so that it paces faster and claims its
+ * part of the queue.  Between the two, nothing moves, so that a flow at
+ * its share does not swing around it.
  *
  * Why: the bandwidth estimate is the maximum of noisy samples and runs
  * above the path, so flows end bound by their windows, each window

@@ -35,7 +35,8 @@
  * a queue converge to equal rates.  A flow alone keeps between half of
  * it and all of it queued: at 100 Mbit/s of 1432-byte packets, 23 to 46
  * ms of RTT above the minimum, of which a TCG guest adds 20 to 40 on its
- * own under loss (fewer cut a single flow to 75 Mbit/s at 1 % loss).
+ * own under loss (256, judged by one round's lowest RTT, cut a single
+ * flow to 75 and 77 Mbit/s at 1 % loss).
  */
 #define SROCE_WAN_QUEUE_PKTS	384
 
