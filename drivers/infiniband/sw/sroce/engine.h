@@ -139,8 +139,8 @@ struct sroce_req {
 	 * delivered so far and when the last was, and this ACK's rate
 	 * sample; the pace (0: none), when the next data packet is due
 	 * (sroce_clock_ns()) and whether the last one went behind it.
-	 * DCQCN's rate, and when this QP last sent a
-	 * CNP (as a notification point, whatever its own policy).
+	 * DCQCN's rate, and when this QP last sent a CNP (as a
+	 * notification point, whatever its own policy).
 	 */
 	u8 cc;				/* enum sroce_cc_mode */
 	struct sroce_wan wan;
